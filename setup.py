@@ -1,0 +1,32 @@
+"""Packaging for npu_bridge: the Ascend TF adapter's Python API, emulated on CPU."""
+from setuptools import find_packages, setup
+
+setup(
+    name="npu_bridge",
+    version="0.1.0",
+    description=(
+        "Run TensorFlow 1.x scripts written for Huawei Ascend NPUs (npu_bridge) unmodified on any CPU, "
+        "with the NPU's mixed-precision decisions reproduced"
+    ),
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.11",
+    packages=find_packages(include=["npu_bridge", "npu_bridge.*"]),
+    package_data={"npu_bridge": ["core/opp/**/*.json"]},
+    include_package_data=True,
+    install_requires=[
+        "tensorflow>=2.15",
+        # tf.compat.v1.layers and rnn_cell need the Keras 2 package on TF >= 2.16 (bundled in 2.15).
+        "tf_keras>=2.15",
+        "numpy",
+        "protobuf",
+        "ml_dtypes",
+    ],
+    extras_require={"test": ["pytest", "hypothesis"], "bench": ["matplotlib"]},
+    entry_points={"console_scripts": ["npu-run=npu_bridge.launcher:main"]},
+    classifiers=[
+        "Programming Language :: Python :: 3.11",
+        "License :: OSI Approved :: Apache Software License",
+    ],
+)
