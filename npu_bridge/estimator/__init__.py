@@ -1,0 +1,1 @@
+"""npu_bridge.estimator: the Ascend adapter's estimator-side API (ops, config, optimizers, loss scaling)."""

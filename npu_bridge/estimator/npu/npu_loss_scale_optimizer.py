@@ -1,0 +1,104 @@
+"""NPULossScaleOptimizer: loss scaling for mixed-precision training on tf.compat.v1.train optimizers.
+
+compute_gradients multiplies the loss by the manager's scale and divides the gradients by it again.
+apply_gradients checks the gradients for overflow and applies them inside a tf.cond only when none overflowed,
+so an overflowing step changes no weight, no slot and (when apply_gradients increments it) no global step; the
+manager's update runs on every step.
+
+What counts as overflow follows the emulated device's mode (npu_plugin):
+- INF/NaN mode (910B and later, or set_device_sat_mode(1)): a gradient is non-finite.
+- Saturation mode (first-generation Ascend910, the default soc, or set_device_sat_mode(0)): the NPU clamps an
+  overflowing fp16 result to +-65504 and flags it in a status register, so a step overflows when a gradient is
+  non-finite or its scaled value (what the device computed in fp16) reaches 65504 in magnitude.
+The mode is resolved when apply_gradients builds the graph.
+"""
+import tensorflow.compat.v1 as tf
+
+from npu_bridge.estimator.npu import npu_plugin
+from npu_bridge.hccl.rank import check_single_rank
+
+FP16_MAX = 65504.0
+
+
+def _values(grad):
+    return grad.values if isinstance(grad, tf.IndexedSlices) else grad
+
+
+def _scale_grad(grad, factor):
+    if grad is None:
+        return None
+    if isinstance(grad, tf.IndexedSlices):
+        return tf.IndexedSlices(grad.values * tf.cast(factor, grad.values.dtype), grad.indices, grad.dense_shape)
+    return grad * tf.cast(factor, grad.dtype)
+
+
+class NPULossScaleOptimizer(tf.train.Optimizer):
+    """Wrap `opt` with loss scaling driven by `loss_scale_manager`; other attributes go to `opt`."""
+
+    def __init__(self, opt, loss_scale_manager, is_distributed=False):
+        if not isinstance(opt, tf.train.Optimizer):
+            raise ValueError(f"NPULossScaleOptimizer wraps a tf.compat.v1.train.Optimizer, got {type(opt).__name__}")
+        if is_distributed:
+            check_single_rank("NPULossScaleOptimizer(is_distributed=True)")
+        super().__init__(use_locking=False, name="NPULossScaleOptimizer")
+        self._opt = opt
+        self._loss_scale_manager = loss_scale_manager
+        self._is_distributed = is_distributed
+
+    def __getattr__(self, name):
+        if name == "_opt":
+            raise AttributeError(name)
+        return getattr(self._opt, name)
+
+    def compute_gradients(self, loss, var_list=None, gate_gradients=tf.train.Optimizer.GATE_OP,
+                          aggregation_method=None, colocate_gradients_with_ops=False, grad_loss=None):
+        loss_scale = self._loss_scale_manager.get_loss_scale()
+        if callable(loss):
+            scaled_loss = lambda: loss() * tf.cast(loss_scale, loss().dtype)  # noqa: E731
+        else:
+            scaled_loss = loss * tf.cast(loss_scale, loss.dtype)
+        grads_and_vars = self._opt.compute_gradients(
+            scaled_loss, var_list=var_list, gate_gradients=gate_gradients, aggregation_method=aggregation_method,
+            colocate_gradients_with_ops=colocate_gradients_with_ops, grad_loss=grad_loss)
+        inverse = tf.reciprocal(tf.cast(loss_scale, tf.float32))
+        return [(_scale_grad(g, inverse), v) for g, v in grads_and_vars]
+
+    def _all_finite(self, grads):
+        """True when no gradient overflowed under the device's overflow mode."""
+        saturation = not npu_plugin.is_inf_nan_enabled()
+        loss_scale = tf.cast(self._loss_scale_manager.get_loss_scale(), tf.float32)
+        checks = []
+        for grad in grads:
+            values = _values(grad)
+            finite = tf.reduce_all(tf.is_finite(values))
+            if saturation:
+                scaled = tf.abs(tf.cast(values, tf.float32)) * loss_scale
+                finite = tf.logical_and(finite, tf.reduce_all(scaled < FP16_MAX))
+            checks.append(finite)
+        if not checks:
+            return tf.constant(True)
+        return tf.reduce_all(tf.stack(checks), name="overflow_status_reduce_all")
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        grads_and_vars = list(grads_and_vars)
+        grads = [g for g, _ in grads_and_vars if g is not None]
+        if self._loss_scale_manager.enable_overflow_check:
+            is_overall_finite = self._all_finite(grads)
+        else:
+            is_overall_finite = tf.constant(True)
+
+        def apply_fn():
+            return self._opt.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+        update_vars = tf.cond(is_overall_finite, apply_fn, tf.no_op)
+        update_scale = self._loss_scale_manager.update_loss_scale(is_overall_finite)
+        return tf.group(update_vars, update_scale, name=name or "NPULossScaleOptimizer_apply")
+
+    def get_slot(self, var, name):
+        return self._opt.get_slot(var, name)
+
+    def get_slot_names(self):
+        return self._opt.get_slot_names()
+
+    def variables(self):
+        return self._opt.variables()

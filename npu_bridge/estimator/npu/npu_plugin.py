@@ -1,0 +1,52 @@
+"""Device-level switches of the real npu_plugin module.
+
+`set_device_sat_mode` chooses how the NPU reports floating-point overflow: 0 = saturation mode (fp16 results
+clamp to +-65504 and a status register flags the overflow; the default on first-generation Ascend910), 1 =
+INF/NaN mode (IEEE behaviour; the default on 910B and later). On the emulator it decides how loss-scale
+optimizers built afterwards detect overflow (see npu_loss_scale_optimizer).
+"""
+import tensorflow.compat.v1 as tf
+
+from npu_bridge.core.errors import NpuConfigError
+
+SATURATION_MODE = 0
+INF_NAN_MODE = 1
+
+_device_sat_mode = None
+
+
+def set_device_sat_mode(mode):
+    """Select saturation (0) or INF/NaN (1) overflow mode for loss-scale optimizers built after this call."""
+    global _device_sat_mode
+    if mode not in (SATURATION_MODE, INF_NAN_MODE):
+        raise NpuConfigError(f"set_device_sat_mode: mode {mode!r} is invalid, it should be 0 (saturation) or 1 (INF/NaN)")
+    _device_sat_mode = mode
+    tf.logging.info("npu_bridge: overflow mode set to %s by set_device_sat_mode(%d)",
+                    "saturation" if mode == SATURATION_MODE else "INF/NaN", mode)
+
+
+def _soc_from_config(config):
+    """The soc_config of a ConfigProto's NpuOptimizer entry, or None."""
+    if config is None:
+        return None
+    for custom_op in config.graph_options.rewrite_options.custom_optimizers:
+        if custom_op.name == "NpuOptimizer" and "soc_config" in custom_op.parameter_map:
+            return custom_op.parameter_map["soc_config"].s.decode() or None
+    return None
+
+
+def current_soc():
+    """The emulated soc: the default session's NpuOptimizer soc_config, else $NPU_BRIDGE_SOC, else ascend910."""
+    from npu_bridge.core.soc import selected_soc
+
+    session = tf.get_default_session()
+    return selected_soc(_soc_from_config(getattr(session, "_config", None)) if session is not None else None)
+
+
+def is_inf_nan_enabled():
+    """True when overflow shows as Inf/NaN (set_device_sat_mode(1), or a 910B-or-later soc without an override)."""
+    if _device_sat_mode is not None:
+        return _device_sat_mode == INF_NAN_MODE
+    from npu_bridge.core.soc import soc_info
+
+    return not soc_info(current_soc()).saturation_mode

@@ -1,0 +1,26 @@
+"""Scopes that tag the ops created inside them with attributes the NPU compiler reads.
+
+The tags go on the NodeDefs through Graph._attr_scope, exactly as in the real adapter, so the precision pass
+sees them in the GraphDef the session runs.
+"""
+import contextlib
+
+import tensorflow.compat.v1 as tf
+from tensorflow.core.framework import attr_value_pb2
+
+
+@contextlib.contextmanager
+def _attr_scope(attrs):
+    with tf.get_default_graph()._attr_scope(attrs):
+        yield
+
+
+def keep_dtype_scope():
+    """Ops created inside keep their original dtype under precision modes that would reduce them (_keep_dtype=1)."""
+    return _attr_scope({"_keep_dtype": attr_value_pb2.AttrValue(i=1)})
+
+
+def without_npu_compile_scope():
+    """Ops created inside stay on the host in mixed-compile mode (_without_npu_compile=True); on the CPU emulator
+    every op already runs on the host, so the tag only documents intent."""
+    return _attr_scope({"_without_npu_compile": attr_value_pb2.AttrValue(b=True)})

@@ -1,0 +1,36 @@
+"""Collective ops of npu_bridge.hccl.hccl_ops for a one-rank job.
+
+With a single rank every collective is the identity: the sum / max / min / product over one tensor is that
+tensor, a broadcast from rank 0 leaves it as it is, an allgather over one rank returns it. The ops are still
+validated (reduction name, root rank) so a script that would fail on the NPU fails here too.
+"""
+import tensorflow.compat.v1 as tf
+
+from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.hccl.rank import check_single_rank
+
+_REDUCTIONS = ("sum", "prod", "max", "min")
+
+
+def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group="hccl_world_group"):
+    """All-reduce `tensor` over the ranks of `group` with `reduction` (sum, prod, max, min): identity on one rank."""
+    check_single_rank("hccl_ops.allreduce")
+    if reduction not in _REDUCTIONS:
+        raise NpuConfigError(f"hccl_ops.allreduce: reduction {reduction!r} is invalid, it should be one of {list(_REDUCTIONS)}")
+    return tf.identity(tensor, name="HcomAllReduce")
+
+
+def broadcast(tensor, root_rank, fusion=2, fusion_id=0, group="hccl_world_group"):
+    """Broadcast a list of tensors from `root_rank`: on one rank the root is 0 and the tensors are unchanged."""
+    check_single_rank("hccl_ops.broadcast")
+    if root_rank != 0:
+        raise NpuConfigError(f"hccl_ops.broadcast: root_rank {root_rank} does not exist in a one-rank job (only rank 0)")
+    return [tf.identity(t, name="HcomBroadcast") for t in tensor]
+
+
+def allgather(tensor, rank_size, group="hccl_world_group"):
+    """Concatenate `tensor` from every rank along axis 0: itself when rank_size is 1."""
+    check_single_rank("hccl_ops.allgather")
+    if rank_size != 1:
+        raise NpuConfigError(f"hccl_ops.allgather: rank_size {rank_size} but the emulated job has one rank")
+    return tf.identity(tensor, name="HcomAllGather")
