@@ -1,0 +1,147 @@
+"""A small graph model over a GraphDef, built for one pass over large training graphs.
+
+The precision pass needs three things from a graph: the producer of every data input, the consumers of every
+output, and a way to add nodes and rewire inputs. Protobuf attribute access is the slow part in Python, so the
+model reads each node's name, op and inputs exactly once and keeps plain Python values next to a reference to
+the NodeDef it came from. Edits go straight into that NodeDef: build the Graph over a copy of the caller's
+GraphDef when the caller's message must stay untouched.
+"""
+from typing import NamedTuple
+
+
+class Tensor(NamedTuple):
+    """One output of one node: ("MatMul", 0) is the tensor TensorFlow names "MatMul:0"."""
+
+    node: str
+    port: int
+
+    @property
+    def name(self):
+        return f"{self.node}:{self.port}"
+
+    def as_input(self):
+        """The spelling a NodeDef input uses: "x" for port 0, "x:1" otherwise."""
+        return self.node if self.port == 0 else f"{self.node}:{self.port}"
+
+
+def parse_input(spec):
+    """Split a NodeDef input string into (Tensor, is_control)."""
+    if spec.startswith("^"):
+        return Tensor(spec[1:], -1), True
+    name, sep, port = spec.rpartition(":")
+    if sep and port.isdigit():
+        return Tensor(name, int(port)), False
+    return Tensor(spec, 0), False
+
+
+class Node:
+    """A node of the graph: its NodeDef plus the fields the pass reads over and over."""
+
+    __slots__ = ("name", "op", "node_def", "inputs", "control_inputs")
+
+    def __init__(self, node_def):
+        self.node_def = node_def
+        self.name = node_def.name
+        self.op = node_def.op
+        self.inputs = []
+        self.control_inputs = []
+        for spec in node_def.input:
+            tensor, is_control = parse_input(spec)
+            if is_control:
+                self.control_inputs.append(tensor.node)
+            else:
+                self.inputs.append(tensor)
+
+    @property
+    def device(self):
+        return self.node_def.device
+
+    def attr(self, name):
+        """The AttrValue named `name`, or None when the node does not set it."""
+        attrs = self.node_def.attr
+        return attrs[name] if name in attrs else None
+
+    def __repr__(self):
+        return f"Node({self.name!r}, {self.op!r})"
+
+
+class Graph:
+    """Nodes by name in GraphDef order, with consumer lists per output tensor."""
+
+    def __init__(self, graph_def):
+        self.graph_def = graph_def
+        self.nodes = {}
+        self.order = []
+        for node_def in graph_def.node:
+            node = Node(node_def)
+            self.nodes[node.name] = node
+            self.order.append(node)
+        self._consumers = None
+
+    def __contains__(self, name):
+        return name in self.nodes
+
+    def __getitem__(self, name):
+        return self.nodes[name]
+
+    def __len__(self):
+        return len(self.order)
+
+    @property
+    def function_names(self):
+        return {f.signature.name for f in self.graph_def.library.function}
+
+    def consumers(self, tensor):
+        """[(consumer Node, input index)] reading `tensor` through a data edge."""
+        if self._consumers is None:
+            self._consumers = {}
+            for node in self.order:
+                for index, source in enumerate(node.inputs):
+                    self._consumers.setdefault(source, []).append((node, index))
+        return self._consumers.get(tensor, ())
+
+    def fanout_names(self):
+        """{node name: [names of nodes reading any of its outputs or depending on it by control edge]}."""
+        fanout = {}
+        for node in self.order:
+            for source in node.inputs:
+                fanout.setdefault(source.node, []).append(node.name)
+            for source in node.control_inputs:
+                fanout.setdefault(source, []).append(node.name)
+        return fanout
+
+    def unique_name(self, base):
+        """`base` if no node has it yet, else `base_1`, `base_2`, ... (first free)."""
+        if base not in self.nodes:
+            return base
+        index = 1
+        while f"{base}_{index}" in self.nodes:
+            index += 1
+        return f"{base}_{index}"
+
+    def add_node(self, name, op, inputs, attrs, device=""):
+        """Append a node. `inputs` are Tensors; `attrs` maps names to AttrValue messages."""
+        node_def = self.graph_def.node.add()
+        node_def.name = name
+        node_def.op = op
+        node_def.input.extend(t.as_input() for t in inputs)
+        if device:
+            node_def.device = device
+        for key, value in attrs.items():
+            node_def.attr[key].CopyFrom(value)
+        node = Node(node_def)
+        self.nodes[name] = node
+        self.order.append(node)
+        if self._consumers is not None:
+            for index, source in enumerate(node.inputs):
+                self._consumers.setdefault(source, []).append((node, index))
+        return node
+
+    def set_input(self, node, index, tensor):
+        """Make data input `index` of `node` read `tensor` (control inputs stay where they are)."""
+        old = node.inputs[index]
+        node.inputs[index] = tensor
+        node.node_def.input[index] = tensor.as_input()
+        if self._consumers is not None:
+            self._consumers[old].remove((node, index))
+            self._consumers.setdefault(tensor, []).append((node, index))

@@ -1,0 +1,172 @@
+"""Turn NodePlans into a rewired graph: attribute changes, Casts, and the user-tensor map.
+
+Every producer output has a logical dtype (what the NPU holds there) and a location (the tensor that holds
+that value: the output itself, or the Cast rounding an op computed in float32 between casts). Each consumer
+input asks for the value in its logical dtype, then in its kernel's dtype. Conversions are memoised per
+(location, dtype), so one Cast serves every consumer of an output; a widening Cast (float16 -> float32) read
+back in float16 is skipped by reading its input; a Cast the user already wrote for the same tensor and dtype is
+reused. Names follow `<src>-<port>-CastTo{Fp16,Bf16,Fp32}-NpuBridge`.
+"""
+from tensorflow.core.framework import attr_value_pb2
+
+from npu_bridge.core.graph import Tensor
+from npu_bridge.core.precision.decide import MARKER, MARKER_OUT
+from npu_bridge.core.precision.report import TensorRef
+from npu_bridge.core.precision.typeattrs import DT_BFLOAT16, DT_FLOAT, DT_HALF, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name
+
+_SUFFIX = {DT_HALF: "CastToFp16", DT_BFLOAT16: "CastToBf16", DT_FLOAT: "CastToFp32"}
+
+
+class CastPlanError(ValueError):
+    def __init__(self, node, detail):
+        self.node = node
+        super().__init__(detail)
+
+
+def _type_attr(dtype):
+    return attr_value_pb2.AttrValue(type=dtype)
+
+
+class CastBuilder:
+    """Applies the plans to the graph the Decider read (a private copy of the caller's GraphDef)."""
+
+    def __init__(self, ctx, plans, signatures):
+        self.ctx = ctx
+        self.graph = ctx.graph
+        self.plans = plans
+        self.signatures = signatures
+        self.originals = list(self.graph.order)
+        self.wire = {}
+        self.memo = {}
+        self.user_casts = {}
+        self.cast_input = {}
+        self.caused = {}
+        self.created = []
+        self._index_user_casts()
+
+    def apply(self):
+        """Rewrite the graph; returns the tensor map (user tensor name -> TensorRef)."""
+        for node in self.originals:
+            self.ctx.current = node.name
+            self._change_attrs(node)
+        for node in self.originals:
+            self.ctx.current = node.name
+            self._locate_outputs(node)
+        for node in self.originals:
+            self.ctx.current = node.name
+            self._rewire_inputs(node)
+        return self._tensor_map()
+
+    def _index_user_casts(self):
+        for node in self.originals:
+            if node.op != "Cast" or node.control_inputs or len(node.inputs) != 1:
+                continue
+            attrs = node.node_def.attr
+            src, dst = attrs["SrcT"].type, attrs["DstT"].type
+            if MARKER in attrs:
+                continue
+            self.cast_input[node.name] = node.inputs[0]
+            if src != dst and src in FLOAT_DTYPES and dst in FLOAT_DTYPES and \
+                    not ("Truncate" in attrs and attrs["Truncate"].b):
+                self.user_casts.setdefault((node.inputs[0], dst), (node.name, src))
+
+    def _change_attrs(self, node):
+        plan = self.plans[node.name]
+        if not plan.changes and plan.marker not in ("retyped", "emulated"):
+            return
+        attrs = node.node_def.attr
+        for slot, dtype in plan.changes.items():
+            if slot.index < 0:
+                attrs[slot.attr].type = dtype
+            else:
+                attrs[slot.attr].list.type[slot.index] = dtype
+        attrs[MARKER].s = plan.marker.encode()
+        if plan.out_logical:
+            sig = self.signatures[node.name]
+            outs = [logical or plan.changes.get(port.slot, port.dtype)
+                    for logical, port in zip(plan.out_logical, sig.outputs)]
+            attrs[MARKER_OUT].list.type.extend(outs)
+
+    def _locate_outputs(self, node):
+        plan = self.plans[node.name]
+        sig = self.signatures[node.name]
+        marked = plan.marker == "rewritten"
+        for index, port in enumerate(sig.outputs):
+            physical = plan.changes.get(port.slot, port.dtype)
+            logical = physical
+            if plan.out_logical and plan.out_logical[index] and not marked:
+                logical = plan.out_logical[index]
+            tensor = Tensor(node.name, index)
+            location = tensor if logical == physical else self._convert(tensor, physical, logical, node.name)
+            self.wire[tensor] = (logical, location)
+
+    def _rewire_inputs(self, node):
+        plan = self.plans[node.name]
+        sig = self.signatures[node.name]
+        for index, port in enumerate(sig.inputs):
+            source = node.inputs[index]
+            physical = plan.changes.get(port.slot, port.dtype)
+            wanted = physical
+            if plan.in_logical and plan.in_logical[index]:
+                wanted = plan.in_logical[index]
+            logical, location = self.wire[source]
+            if logical == wanted and location == source and wanted == physical:
+                continue
+            if logical not in FLOAT_DTYPES or wanted not in FLOAT_DTYPES or physical not in FLOAT_DTYPES:
+                raise CastPlanError(node.name, f"input {index} reads '{source.name}' as {dtype_name(logical)} but "
+                                               f"needs {dtype_name(wanted)}; only float dtypes can be cast")
+            value = self._value_of(source, wanted, node)
+            if wanted != physical:
+                value = self._convert(value, wanted, physical, node.name)
+            if value != source:
+                self.graph.set_input(node, index, value)
+
+    def _value_of(self, source, dtype, consumer):
+        """A tensor holding `source`'s logical value in `dtype`."""
+        logical, location = self.wire[source]
+        if dtype == logical:
+            return location
+        reuse = self.user_casts.get((source, dtype))
+        if reuse is not None and reuse[0] != consumer.name and \
+                (reuse[1] == logical or (logical in REDUCED_DTYPES and reuse[1] == DT_FLOAT)):
+            return Tensor(reuse[0], 0)
+        return self._convert(location, logical, dtype, consumer.name)
+
+    def _convert(self, location, src, dst, owner):
+        """`location` (a tensor of dtype src) converted to dst: memoised, looks through widening Casts."""
+        key = (location, dst)
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        producer = self.graph.nodes[location.node]
+        if producer.op == "Cast" and src == DT_FLOAT and dst in REDUCED_DTYPES and not producer.control_inputs \
+                and producer.node_def.attr["SrcT"].type == dst:
+            inner = self.cast_input.get(producer.name)
+            result = self._value_of(inner, dst, producer) if inner is not None else producer.inputs[0]
+        else:
+            result = self._new_cast(location, src, dst, owner)
+        self.memo[key] = result
+        return result
+
+    def _new_cast(self, location, src, dst, owner):
+        graph = self.graph
+        name = graph.unique_name(f"{location.node}-{location.port}-{_SUFFIX[dst]}-NpuBridge")
+        attrs = {"SrcT": _type_attr(src), "DstT": _type_attr(dst),
+                 "Truncate": attr_value_pb2.AttrValue(b=False), MARKER: attr_value_pb2.AttrValue(s=b"cast")}
+        graph.add_node(name, "Cast", [location], attrs, device=graph.nodes[location.node].device)
+        self.created.append(name)
+        self.caused.setdefault(owner, []).append(name)
+        return Tensor(name, 0)
+
+    def _tensor_map(self):
+        tensor_map = {}
+        for node in self.originals:
+            sig = self.signatures[node.name]
+            for index, port in enumerate(sig.outputs):
+                if port.dtype not in FLOAT_DTYPES:
+                    continue
+                tensor = Tensor(node.name, index)
+                logical, location = self.wire[tensor]
+                if location != tensor or logical != port.dtype:
+                    tensor_map[tensor.name] = TensorRef(location.name, dtype_name(logical))
+        return tensor_map

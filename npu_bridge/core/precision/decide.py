@@ -1,0 +1,373 @@
+"""Decide, node by node in topological order, the dtype each float type attribute computes in.
+
+A NodePlan holds the outcome for one node: the physical attribute changes (what its kernel will run in) and,
+per port, the logical dtype (what the NPU would read or produce there). The two differ when the op computes in
+float32 between Casts: its kernel stays float32 while its inputs are rounded through the reduced type and its
+outputs are rounded to it. casts.py turns plans into Casts.
+
+Gray ops follow their producers, so decisions flow forward. v1 while loops have back edges
+(NextIteration -> Merge); those edges are skipped on the way forward, then every loop's Merge/NextIteration
+pair is checked: if they disagree, both are pinned to float32 and the decisions are redone, until stable.
+"""
+from npu_bridge.core.precision.rules import (
+    FP32, NEUTRAL, NONFLOAT, REDUCED, OpFacts, SlotDecision, compute_between_casts, slot_rule,
+)
+from npu_bridge.core.precision.typeattrs import (
+    DT_FLOAT, DT_HALF, DTYPES_BY_NAME, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
+)
+
+MARKER = "_npu_bridge"               # on every node the pass added, retyped or emulated
+MARKER_OUT = "_npu_bridge_out"       # list(type): logical output dtypes of an emulated node
+
+SOURCE_OPS = frozenset({"Const", "HostConst", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "_Arg"})
+STATE_PREFIXES = ("Assign", "Apply", "ResourceApply", "SparseApply", "ResourceSparseApply", "Scatter",
+                  "ResourceScatter")
+LOOK_THROUGH_OPS = frozenset({"Identity", "Cast"})
+
+
+class NodePlan:
+    """The pass's decision for one node."""
+
+    __slots__ = ("changes", "in_logical", "out_logical", "decision", "reason", "emulated", "list_name",
+                 "ir_type", "marker")
+
+    def __init__(self, decision, reason, list_name="-", ir_type=""):
+        self.changes = {}          # Slot -> new physical dtype
+        self.in_logical = None     # per input port: logical dtype, or None when it equals the physical one
+        self.out_logical = None
+        self.decision = decision
+        self.reason = reason
+        self.emulated = False
+        self.list_name = list_name
+        self.ir_type = ir_type
+        self.marker = ""
+
+
+class GraphStructureError(ValueError):
+    def __init__(self, node, detail):
+        self.node = node
+        super().__init__(detail)
+
+
+def topological_order(graph):
+    """Nodes with every producer first, NextIteration -> Merge back edges ignored (Kahn's algorithm)."""
+    pending = {}
+    fanout = {}
+    for node in graph.order:
+        count = 0
+        for source in node.inputs:
+            if source.node not in graph.nodes:
+                raise GraphStructureError(node.name, f"input '{source.as_input()}' names no node of the graph")
+            if node.op in ("Merge", "RefMerge") and graph.nodes[source.node].op in ("NextIteration",
+                                                                                     "RefNextIteration"):
+                continue
+            fanout.setdefault(source.node, []).append(node)
+            count += 1
+        for name in node.control_inputs:
+            if name not in graph.nodes:
+                raise GraphStructureError(node.name, f"control input '^{name}' names no node of the graph")
+            fanout.setdefault(name, []).append(node)
+            count += 1
+        pending[node.name] = count
+    ready = [n for n in graph.order if pending[n.name] == 0]
+    order = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for consumer in fanout.get(node.name, ()):
+            pending[consumer.name] -= 1
+            if pending[consumer.name] == 0:
+                ready.append(consumer)
+    if len(order) != len(graph.order):
+        stuck = next(n for n in graph.order if pending[n.name] > 0)
+        raise GraphStructureError(stuck.name, "the graph has a cycle that is not a v1 while loop back edge "
+                                              "(NextIteration -> Merge)")
+    return order
+
+
+class Decider:
+    """Holds the per-graph caches; `run()` returns {node name: NodePlan}."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.graph = ctx.graph
+        self.order = topological_order(ctx.graph)
+        self.signatures = {n.name: ctx.signature(n) for n in self.order}
+        self.facts = {}
+
+    def run(self):
+        pinned = {}
+        while True:
+            plans, follow = {}, {}
+            for node in self.order:
+                plan = self._plan(node, follow, pinned)
+                plans[node.name] = plan
+                self._record_follow(node, plan, follow)
+            mismatched = self._loop_mismatches(plans)
+            new = {name: why for name, why in mismatched.items() if name not in pinned}
+            if not new:
+                return plans
+            pinned.update(new)
+
+    # ---- follow classes ------------------------------------------------------------------------------
+    def _record_follow(self, node, plan, follow):
+        sig = self.signatures[node.name]
+        neutral = plan.marker in ("source", "state", "call")
+        marked_out = plan.out_logical
+        for port_index, port in enumerate(sig.outputs):
+            if neutral:
+                cls = NEUTRAL
+            elif port.dtype not in FLOAT_DTYPES:
+                cls = NONFLOAT
+            else:
+                dtype = marked_out[port_index] if marked_out and marked_out[port_index] else \
+                    plan.changes.get(port.slot, port.dtype)
+                cls = REDUCED if dtype in REDUCED_DTYPES else FP32
+            follow[(node.name, port_index)] = cls
+
+    def _producer_class(self, tensor, follow):
+        """Follow class and name of the op a gray op follows: looks through Identity and non-black Casts."""
+        graph = self.graph
+        for _ in range(len(graph.order)):
+            producer = graph.nodes[tensor.node]
+            if producer.op not in LOOK_THROUGH_OPS or not producer.inputs:
+                break
+            if producer.op == "Cast" and MARKER not in producer.node_def.attr and \
+                    self._facts(producer).list_name == "black":
+                break
+            tensor = producer.inputs[0]
+        return follow.get((tensor.node, tensor.port), NEUTRAL), tensor.node
+
+    # ---- per node ---------------------------------------------------------------------------------
+    def _facts(self, node):
+        facts = self.facts.get(node.name)
+        if facts is None:
+            facts = self.ctx.op_facts(node)
+            self.facts[node.name] = facts
+        return facts
+
+    def _plan(self, node, follow, pinned):
+        ctx = self.ctx
+        sig = self.signatures[node.name]
+        attrs = node.node_def.attr
+        if MARKER in attrs:
+            return self._already_rewritten(node, sig, attrs)
+        if node.op in SOURCE_OPS:
+            return _fixed("source", "graph source: its outputs are neutral for gray ops")
+        if sig.is_call:
+            return _fixed("call", "function call: ports are fixed by the function signature; "
+                                  "the function body is left intact")
+        if sig.has_state or node.op.startswith(STATE_PREFIXES):
+            return _fixed("state", "stateful op or ref/resource ports (variables, updates, random, I/O): "
+                                   "never retyped")
+        float_slots = {s: d for s, d in sig.slots.items() if d in FLOAT_DTYPES}
+        if not float_slots:
+            return NodePlan("unchanged", "no float type attribute")
+        facts = self._facts(node)
+        plan = NodePlan("unchanged", "", facts.list_name, facts.ir_type)
+        if node.op == "Cast":
+            plan.reason = "explicit Cast in the user graph: keeps its dtypes"
+            return plan
+        if ctx.mode == "KEEP_ORIGIN":
+            plan.reason = f"{ctx.mode_name}: every dtype stays as written"
+            return plan
+        if node.name in pinned:
+            plan.decision = "float32"
+            plan.reason = pinned[node.name]
+            return plan
+        if _keep_dtype(attrs):
+            plan.decision = dtype_name(next(iter(float_slots.values())))
+            plan.reason = "_keep_dtype=1 (keep_dtype_scope / keep_tensors_dtypes): keeps its graph dtype"
+            return plan
+        rule = ctx.customize_rule(node, facts)
+        if rule is not None:
+            return self._customized(node, sig, facts, plan, rule)
+        decisions = {}
+        for slot, dtype in float_slots.items():
+            decision = self._slot_decision(node, sig, facts, slot, dtype, follow)
+            if decision is not None:
+                decisions[slot] = decision
+        return self._implement(node, sig, facts, plan, float_slots, decisions)
+
+    def _slot_decision(self, node, sig, facts, slot, dtype, follow):
+        ctx = self.ctx
+        allowed = ctx.optable.allowed_dtypes(node.op, slot.attr)
+        if allowed and DT_HALF not in allowed:
+            return SlotDecision(dtype, dtype, f"attribute {slot.attr} of {node.op} does not admit float16 in its "
+                                              "op definition (statistics and the like stay float32)")
+        producers = []
+        if ctx.mode in ("MIXED_FP16", "MIXED_BF16") and facts.list_name not in ("white", "black"):
+            for index, port in enumerate(sig.inputs):
+                if port.slot == slot:
+                    producers.append(self._producer_class(node.inputs[index], follow))
+        return slot_rule(ctx.mode, facts, slot, dtype, ctx.reduced, producers)
+
+    def _implement(self, node, sig, facts, plan, float_slots, decisions):
+        changed = {s: d for s, d in decisions.items()
+                   if (d.in_dtype, d.out_dtype) != (float_slots[s], float_slots[s])}
+        plan.reason = _join_reasons(decisions, float_slots) or \
+            f"{self.ctx.mode_name}: its {dtype_name(next(iter(float_slots.values())))} attributes are not " \
+            "changed by this mode"
+        if not changed:
+            plan.decision = dtype_name(next(iter(float_slots.values())))
+            return plan
+        targets = {s: d.in_dtype for s, d in changed.items()}
+        raising = all(d.in_dtype == d.out_dtype == DT_FLOAT for d in changed.values())
+        if raising or all(d.in_dtype == d.out_dtype for d in changed.values()):
+            key = _kernel_key(sig, targets)
+            if raising:
+                if not has_cpu_kernel(node.op, key):
+                    plan.decision = dtype_name(next(iter(float_slots.values())))
+                    plan.reason += f"; but TensorFlow has no float32 CPU kernel for {node.op}, so it is left as is"
+                    return plan
+                return _retyped(plan, targets)
+            if not compute_between_casts(node.op, facts.ir_type, facts.cube, key):
+                return _retyped(plan, targets)
+        return self._emulated(node, sig, plan, float_slots, changed, facts.cube)
+
+    def _emulated(self, node, sig, plan, float_slots, changed, cube):
+        physical = {s: DT_FLOAT for s in changed if float_slots[s] != DT_FLOAT}
+        if physical and not has_cpu_kernel(node.op, _kernel_key(sig, physical)):
+            plan.decision = dtype_name(next(iter(float_slots.values())))
+            plan.reason += f"; but TensorFlow has no CPU kernel for {node.op} in float32 or the new dtype: left as is"
+            return plan
+        plan.changes = physical
+        plan.in_logical = tuple(changed[p.slot].in_dtype if p.slot in changed else None for p in sig.inputs)
+        plan.out_logical = tuple(changed[p.slot].out_dtype if p.slot in changed else None for p in sig.outputs)
+        plan.emulated = True
+        plan.marker = "emulated"
+        first = next(iter(changed.values()))
+        plan.decision = dtype_name(first.in_dtype)
+        why = "cube op" if cube else f"no CPU kernel for {node.op} in {dtype_name(first.in_dtype)}"
+        plan.reason += f"; computed in float32 between casts ({why})"
+        return plan
+
+    def _customized(self, node, sig, facts, plan, rule):
+        """customize_dtypes: the rule sets port dtypes directly; unnamed ports keep their graph dtype."""
+        wanted_in = _wanted(rule.inputs, sig.inputs)
+        wanted_out = _wanted(rule.outputs, sig.outputs)
+        plan.reason = (f"customize_dtypes line {rule.line} (by {rule.by}): inputs "
+                       f"{_spell(rule.inputs)}, outputs {_spell(rule.outputs)}")
+        by_slot = {}
+        for ports, wanted in ((sig.inputs, wanted_in), (sig.outputs, wanted_out)):
+            for port, dtype in zip(ports, wanted):
+                if port.slot is not None and port.dtype in FLOAT_DTYPES:
+                    by_slot.setdefault(port.slot, set()).add(dtype or port.dtype)
+        uniform = {s: d.pop() for s, d in by_slot.items() if len(d) == 1}
+        targets = {s: d for s, d in uniform.items() if d != sig.slots[s]}
+        if len(uniform) == len(by_slot):
+            if not targets:
+                plan.decision = dtype_name(next(iter(uniform.values())))
+                return plan
+            if not compute_between_casts(node.op, facts.ir_type, facts.cube, _kernel_key(sig, targets)):
+                return _retyped(plan, targets)
+        plan.changes = {s: DT_FLOAT for s in by_slot if sig.slots[s] != DT_FLOAT}
+        plan.in_logical = _keep_unnamed(wanted_in, sig.inputs)
+        plan.out_logical = _keep_unnamed(wanted_out, sig.outputs)
+        plan.emulated = True
+        plan.marker = "emulated"
+        reduced = [d for d in (*wanted_in, *wanted_out) if d in REDUCED_DTYPES]
+        plan.decision = dtype_name(reduced[0]) if reduced else "float32"
+        plan.reason += "; computed in float32 between casts"
+        return plan
+
+    def _already_rewritten(self, node, sig, attrs):
+        marker = attrs[MARKER].s.decode()
+        plan = NodePlan("unchanged", f"already rewritten by npu_bridge ({marker}): left as is")
+        plan.marker = "rewritten"
+        if MARKER_OUT in attrs:
+            plan.out_logical = tuple(d if d != sig.outputs[i].dtype else None
+                                     for i, d in enumerate(attrs[MARKER_OUT].list.type))
+        return plan
+
+    def _loop_mismatches(self, plans):
+        """{name: reason} for Merge/NextIteration pairs whose dtypes across the back edge differ."""
+        graph = self.graph
+        found = {}
+        for node in self.order:
+            if node.op not in ("NextIteration", "RefNextIteration"):
+                continue
+            consumers = graph.consumers((node.name, 0))
+            for consumer, _ in consumers:
+                if consumer.op not in ("Merge", "RefMerge"):
+                    raise GraphStructureError(node.name, f"NextIteration feeds '{consumer.name}' ({consumer.op}); "
+                                                         "a v1 while loop back edge must feed a Merge")
+            mine = _port_dtypes(plans[node.name], self.signatures[node.name], 0, output=True)
+            for consumer, index in consumers:
+                theirs = _port_dtypes(plans[consumer.name], self.signatures[consumer.name], index, output=False)
+                if mine != theirs:
+                    why = (f"loop back edge: Merge '{consumer.name}' and NextIteration '{node.name}' must carry "
+                           "one dtype, so both keep float32")
+                    found[node.name] = why
+                    for merge, _ in consumers:
+                        found[merge.name] = why
+        return found
+
+
+def _port_dtypes(plan, sig, index, output):
+    port = (sig.outputs if output else sig.inputs)[index]
+    physical = plan.changes.get(port.slot, port.dtype)
+    logical_list = plan.out_logical if output else plan.in_logical
+    logical = logical_list[index] if logical_list and logical_list[index] else physical
+    return physical, logical
+
+
+def _fixed(marker, reason):
+    plan = NodePlan("unchanged", reason)
+    plan.marker = marker
+    return plan
+
+
+def _retyped(plan, targets):
+    plan.changes = dict(targets)
+    plan.marker = "retyped"
+    plan.decision = dtype_name(next(iter(targets.values())))
+    return plan
+
+
+def _keep_dtype(attrs):
+    if "_keep_dtype" not in attrs:
+        return False
+    value = attrs["_keep_dtype"]
+    return bool(value.i or value.b)
+
+
+def _kernel_key(sig, targets):
+    """Sorted ((attr, dtype or tuple), ...) of every type attribute after applying `targets`."""
+    single, lists = {}, {}
+    for slot, dtype in sig.slots.items():
+        dtype = targets.get(slot, dtype)
+        if slot.index < 0:
+            single[slot.attr] = dtype
+        else:
+            lists.setdefault(slot.attr, {})[slot.index] = dtype
+    for attr, elements in lists.items():
+        single[attr] = tuple(elements[i] for i in sorted(elements))
+    return tuple(sorted(single.items()))
+
+
+def _join_reasons(decisions, float_slots):
+    if len(decisions) == 1 and len(float_slots) == 1:
+        return next(iter(decisions.values())).reason
+    return "; ".join(f"{slot}: {d.reason}" for slot, d in decisions.items())
+
+
+def _wanted(tokens, ports):
+    """Logical dtypes a customize_dtypes rule asks for, per port (None: keep). Only float ports take floats."""
+    wanted = []
+    for index, port in enumerate(ports):
+        token = tokens[index] if index < len(tokens) else None
+        dtype = DTYPES_BY_NAME.get(token) if token else None
+        wanted.append(dtype if dtype is not None and port.dtype in FLOAT_DTYPES and port.slot is not None
+                      else None)
+    return wanted
+
+
+def _keep_unnamed(wanted, ports):
+    """Ports a rule leaves empty keep their graph dtype, even when the kernel moves to float32."""
+    return tuple(w if w is not None else (p.dtype if p.slot is not None and p.dtype in FLOAT_DTYPES else None)
+                 for w, p in zip(wanted, ports))
+
+
+def _spell(tokens):
+    return ",".join(t or "-" for t in tokens) or "-"

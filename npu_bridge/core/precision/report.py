@@ -1,0 +1,90 @@
+"""What the precision pass decided, op by op, in a form a person hunting an accuracy problem can read."""
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Mapping
+
+from tensorflow.core.framework import graph_pb2
+
+
+@dataclass(frozen=True)
+class TensorRef:
+    """Where a user tensor's value lives after the rewrite: internal tensor name ("node:0") and its dtype."""
+
+    name: str
+    dtype: str
+
+
+@dataclass(frozen=True)
+class OpRecord:
+    """One node's outcome. `list` is "white"/"black"/"gray", or "-" for ops with no float work or with state.
+
+    decision: the dtype the op computes in ("float16", "bfloat16", "float32") or "unchanged".
+    reason: one sentence naming the rule that decided it.
+    casts: names of the Casts added because of this op (for its inputs, or to round its outputs).
+    emulated: computed in float32 between Casts (no CPU kernel in the reduced dtype, or a cube op).
+    """
+
+    name: str
+    tf_type: str
+    ir_type: str
+    list: str
+    decision: str
+    reason: str
+    casts: tuple = ()
+    emulated: bool = False
+
+
+@dataclass
+class Report:
+    mode_name: str
+    soc: str
+    reduced_dtype: str
+    records: list = field(default_factory=list)
+    n_casts: int = 0
+
+    def __post_init__(self):
+        self._by_name = None
+
+    @property
+    def n_ops(self):
+        return len(self.records)
+
+    @property
+    def n_reduced(self):
+        return sum(1 for r in self.records if r.decision == self.reduced_dtype)
+
+    def by_name(self, name):
+        if self._by_name is None or len(self._by_name) != len(self.records):
+            self._by_name = {r.name: r for r in self.records}
+        return self._by_name[name]
+
+    def reduced(self):
+        """Records of the ops that compute in the reduced dtype: the first place to look for lost accuracy."""
+        return [r for r in self.records if r.decision == self.reduced_dtype]
+
+    def summary(self):
+        return (f"NpuOptimizer {self.mode_name}: {self.n_reduced}/{self.n_ops} ops reduced to "
+                f"{self.reduced_dtype}, {self.n_casts} casts")
+
+    def table(self, only_changed=True):
+        """One line per op: name, TF type, IR type, list, decision, emulated flag, reason."""
+        rows = [r for r in self.records if r.decision != "unchanged" or not only_changed]
+        lines = [self.summary()]
+        for r in rows:
+            mark = " (float32 between casts)" if r.emulated else ""
+            lines.append(f"{r.name} [{r.tf_type} -> {r.ir_type}, {r.list}]: {r.decision}{mark}. {r.reason}")
+        return "\n".join(lines)
+
+    def to_json(self):
+        return json.dumps({
+            "mode": self.mode_name, "soc": self.soc, "reduced_dtype": self.reduced_dtype,
+            "n_ops": self.n_ops, "n_reduced": self.n_reduced, "n_casts": self.n_casts,
+            "records": [asdict(r) for r in self.records],
+        }, indent=1)
+
+
+@dataclass(frozen=True)
+class RewriteResult:
+    graph_def: graph_pb2.GraphDef
+    report: Report
+    tensor_map: Mapping[str, TensorRef]

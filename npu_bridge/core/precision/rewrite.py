@@ -1,0 +1,126 @@
+"""rewrite(): the precision pass as one pure function over a GraphDef.
+
+The pass works on a private copy of the caller's GraphDef, so a failure anywhere leaves the caller's graph
+exactly as it was; every failure surfaces as PrecisionPassError naming the node and the rule involved.
+"""
+from types import MappingProxyType
+
+from tensorflow.core.framework import graph_pb2
+from tensorflow.python.platform import tf_logging
+
+from npu_bridge.core.errors import PrecisionPassError
+from npu_bridge.core.graph import Graph
+from npu_bridge.core.precision.casts import CastBuilder, CastPlanError
+from npu_bridge.core.precision.decide import Decider, GraphStructureError
+from npu_bridge.core.precision.report import OpRecord, Report, RewriteResult
+from npu_bridge.core.precision.rules import OpFacts
+from npu_bridge.core.precision.typeattrs import (
+    DTYPES_BY_NAME, FLOAT_DTYPES, MalformedNodeError, OpTable, UnknownOpError,
+)
+
+
+class PassContext:
+    """Everything the pass knows about one graph and one configuration, with per-op-type caches."""
+
+    def __init__(self, graph_def, options, lists, customize):
+        from npu_bridge.core import tf_to_ir
+
+        self._tf_to_ir = tf_to_ir
+        self.graph = Graph(graph_def)
+        self.optable = OpTable(graph_def)
+        self.lists = lists
+        self.customize = customize
+        self.mode = options.mode.name
+        self.mode_name = options.mode_name
+        self.reduced = DTYPES_BY_NAME[options.reduced_dtype]
+        self.current = None
+        self._facts = {}
+        self._plain = {}
+
+    def signature(self, node):
+        self.current = node.name
+        return self.optable.signature(node)
+
+    def ir_candidates(self, node):
+        const_axis = False
+        for source in node.inputs:
+            producer = self.graph.nodes.get(source.node)
+            if producer is not None and producer.op == "Const" and \
+                    producer.node_def.attr["dtype"].type not in FLOAT_DTYPES:
+                const_axis = True
+                break
+        is_training = node.op.startswith("FusedBatchNorm") and "is_training" in node.node_def.attr and \
+            node.node_def.attr["is_training"].b
+        return self._tf_to_ir.ir_candidates(node.op, const_axis, is_training=is_training)
+
+    def plain_ir_type(self, op_type):
+        """The IR type of an op the pass did not examine (report only)."""
+        ir_type = self._plain.get(op_type)
+        if ir_type is None:
+            ir_type = self._plain[op_type] = self._tf_to_ir.ir_candidates(op_type)[0]
+        return ir_type
+
+    def op_facts(self, node):
+        candidates = self.ir_candidates(node)
+        facts = self._facts.get(candidates)
+        if facts is None:
+            library = self.lists.library
+            ir_type = next((c for c in candidates if c in library.types), candidates[0])
+            listed = self.lists.list_of(ir_type)
+            facts = OpFacts(ir_type, candidates, getattr(listed, "value", listed), self.lists.origin(ir_type),
+                            self._tf_to_ir.is_cube(ir_type), library)
+            self._facts[candidates] = facts
+        return facts
+
+    def customize_rule(self, node, facts):
+        if self.customize is None:
+            return None
+        return self.customize.rule_for(node.name, facts.ir_candidates)
+
+
+def rewrite(graph_def, options, *, lists=None):
+    """Apply the NPU precision rules of `options` to a copy of `graph_def`; see docs/DESIGN.md core.precision."""
+    if lists is None:
+        from npu_bridge.core.mixlist import build_precision_lists
+
+        lists = build_precision_lists(options)
+    customize = None
+    if options.customize_dtypes and options.mode.name != "KEEP_ORIGIN":
+        from npu_bridge.core.customize_dtypes import load_customize_dtypes
+
+        customize = load_customize_dtypes(options.customize_dtypes)
+    work = graph_pb2.GraphDef()
+    work.CopyFrom(graph_def)
+    ctx = None
+    try:
+        ctx = PassContext(work, options, lists, customize)
+        decider = Decider(ctx)
+        plans = decider.run()
+        builder = CastBuilder(ctx, plans, decider.signatures)
+        tensor_map = builder.apply()
+        report = _report(ctx, options, builder, plans)
+    except (GraphStructureError, CastPlanError) as error:
+        raise PrecisionPassError(error.node, "graph structure", str(error)) from None
+    except UnknownOpError as error:
+        node = ctx.current if ctx else "?"
+        raise PrecisionPassError(node, "op registry", f"op type '{error.args[0]}' is neither registered in "
+                                                      "TensorFlow nor a function of the graph's library") from None
+    except MalformedNodeError as error:
+        raise PrecisionPassError(ctx.current, "op definition", str(error)) from None
+    except Exception as error:
+        node = ctx.current if ctx else "?"
+        raise PrecisionPassError(node, "internal", f"{type(error).__name__}: {error}") from error
+    tf_logging.info(report.summary())
+    return RewriteResult(work, report, MappingProxyType(tensor_map))
+
+
+def _report(ctx, options, builder, plans):
+    report = Report(options.mode_name, getattr(options, "soc", ""), options.reduced_dtype)
+    report.n_casts = len(builder.created)
+    records = report.records
+    for node in builder.originals:
+        plan = plans[node.name]
+        ir_type = plan.ir_type or ctx.plain_ir_type(node.op)
+        records.append(OpRecord(node.name, node.op, ir_type, plan.list_name, plan.decision, plan.reason,
+                                tuple(builder.caused.get(node.name, ())), plan.emulated))
+    return report

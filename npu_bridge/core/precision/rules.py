@@ -1,0 +1,131 @@
+"""The precision modes of ASCEND_BEHAVIOUR §2-§3, one type attribute at a time.
+
+Each rule returns a SlotDecision: the dtype the attribute's inputs are read in, the dtype its outputs are
+produced in, and one sentence naming the rule. Inputs and outputs differ only for cube ops under force_fp32
+(cube_fp16in_fp32out): float16 operands, float32 result.
+"""
+from typing import NamedTuple
+
+from npu_bridge.core.precision.typeattrs import (
+    ASCEND_NAMES, DT_BFLOAT16, DT_FLOAT, DT_HALF, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
+)
+
+# Follow classes of a producer's output, for gray ops.
+NEUTRAL = "neutral"      # graph source: Const, Placeholder, variable read, state or function-call output
+REDUCED = "reduced"
+FP32 = "float32"
+NONFLOAT = "non-float"
+
+
+class SlotDecision(NamedTuple):
+    in_dtype: int
+    out_dtype: int
+    reason: str
+
+
+class OpFacts(NamedTuple):
+    """What the rules need to know about a node, computed once per node."""
+
+    ir_type: str
+    ir_candidates: tuple # every IR type the TF op may become, preferred first (customize_dtypes matches any)
+    list_name: str       # "white" / "black" / "gray"
+    list_origin: str     # why it is in that list, e.g. "built-in ascend910 precision_reduce=true"
+    cube: bool
+    library: object      # the OpLibrary of the PrecisionLists
+
+
+def compute_between_casts(op_type, ir_type, cube, attr_dtypes):
+    """Should the op compute in float32 between Casts instead of being retyped in place?
+
+    Cube ops always do: the Ascend cube unit multiplies float16 operands and accumulates in float32, which
+    float32 arithmetic on float16-rounded inputs reproduces exactly for the products (11+11 significant bits
+    fit in 24), and the CPU's float32 matmul is far faster than its float16 one. Other ops do when TensorFlow
+    has no CPU kernel for the new dtypes. attr_dtypes: sorted ((attr, dtype or tuple of dtypes), ...).
+    """
+    return cube or not has_cpu_kernel(op_type, attr_dtypes)
+
+
+def _supports(facts, dtype):
+    return facts.library.supports(facts.ir_type, ASCEND_NAMES[dtype])
+
+
+def _same(dtype, reason):
+    """Inputs and outputs of the attribute in one dtype (kept or changed)."""
+    return SlotDecision(dtype, dtype, reason)
+
+
+def _allow_rule(facts, slot, dtype, reduced, mode_word):
+    """allow_fp32_to_fp16/bf16: cube ops reduce; vector ops keep float32 when the library supports it."""
+    rname = dtype_name(reduced)
+    if facts.cube:
+        if _supports(facts, reduced):
+            return _same(reduced, f"{mode_word}: cube op {facts.ir_type} computes in {rname}")
+        return _same(dtype, f"{mode_word}: cube op {facts.ir_type} has no {rname} in the op library, stays float32")
+    if _supports(facts, DT_FLOAT):
+        return _same(dtype, f"{mode_word}: vector op {facts.ir_type} supports float32, keeps it")
+    if _supports(facts, reduced):
+        return _same(reduced, f"{mode_word}: vector op {facts.ir_type} has no float32 in the op library, "
+                            f"runs in {rname}")
+    return _same(dtype, f"{mode_word}: {facts.ir_type} declares neither float32 nor {rname}, left as is")
+
+
+def mixed_rule(facts, slot, dtype, reduced, producers, mode_name):
+    """Black/white/gray (mixed_float16, mixed_bfloat16). producers: [(follow class, producer name)]."""
+    rname = dtype_name(reduced)
+    where = f"{facts.list_name} list ({facts.list_origin})"
+    if facts.list_name == "black":
+        return _same(dtype, f"{where}: stays float32")
+    if facts.list_name == "white":
+        if _supports(facts, reduced):
+            return _same(reduced, f"{where}: computes in {rname}")
+        return _same(dtype, f"{where}, but the op library declares no {rname} for it: stays float32")
+    fp32 = [name for cls, name in producers if cls == FP32]
+    if fp32:
+        return _same(dtype, f"{where}: follows its float32 producer '{fp32[0]}'")
+    low = [name for cls, name in producers if cls == REDUCED]
+    if low:
+        if _supports(facts, reduced):
+            return _same(reduced, f"{where}: follows its {rname} producer '{low[0]}'")
+        return _same(dtype, f"{where}: producer '{low[0]}' is {rname} but the op library declares no "
+                            f"{rname} for {facts.ir_type}: stays float32")
+    fallback = _allow_rule(facts, slot, dtype, reduced, "allow_fp32_to_" + ("bf16" if reduced == DT_BFLOAT16
+                                                                              else "fp16"))
+    return fallback._replace(reason=f"{where} with no float producer, so the {fallback.reason}")
+
+
+def slot_rule(mode, facts, slot, dtype, reduced, producers):
+    """The decision for one float type attribute under `mode` (a PrecisionMode member name).
+
+    Returns None when the attribute is not a candidate under this mode (its dtype is left alone silently).
+    """
+    if mode in ("MIXED_FP16", "MIXED_BF16"):
+        if dtype != DT_FLOAT:
+            return None
+        return mixed_rule(facts, slot, dtype, reduced, producers, mode)
+    if mode in ("ALLOW_FP32_TO_FP16", "ALLOW_FP32_TO_BF16"):
+        if dtype != DT_FLOAT:
+            return None
+        return _allow_rule(facts, slot, dtype, reduced, mode.lower())
+    if mode == "FORCE_FP16":
+        if dtype not in (DT_FLOAT, DT_BFLOAT16):
+            return None
+        if _supports(facts, DT_HALF):
+            return _same(DT_HALF, f"force_fp16: {facts.ir_type} supports float16, so it runs in float16")
+        return _same(dtype, f"force_fp16: the op library declares no float16 for {facts.ir_type}, left as is")
+    if mode == "FORCE_FP32":
+        if facts.cube:
+            if _supports(facts, DT_HALF):
+                return SlotDecision(DT_HALF, DT_FLOAT, f"force_fp32 (cube_fp16in_fp32out): cube op {facts.ir_type}"
+                                                       " takes float16 inputs and produces float32")
+            if dtype in REDUCED_DTYPES:
+                return _same(DT_FLOAT, f"force_fp32: cube op {facts.ir_type} has no float16 in the op library, "
+                                     "runs float32")
+            return None
+        if dtype not in REDUCED_DTYPES:
+            return None
+        if _supports(facts, DT_FLOAT):
+            return _same(DT_FLOAT, f"force_fp32: vector op {facts.ir_type} was {dtype_name(dtype)} in the graph, "
+                                 "raised to float32")
+        return _same(dtype, f"force_fp32: the op library declares no float32 for {facts.ir_type}, "
+                            f"stays {dtype_name(dtype)}")
+    return None

@@ -1,0 +1,192 @@
+"""Which type attribute decides the dtype of each input and output port of a node.
+
+Precision is decided per type attribute, not per node: MatMul's single `T` covers a, b and product together,
+FusedBatchNormV3 has `T` for x/y and `U` for scale/offset/mean/variance, IdentityN has one attribute element
+per port, AddN repeats `T` over N inputs. The OpDef registry says which attribute (or fixed type) each argument
+uses; this module expands that per node and caches the per-op-type work, since a training graph has thousands
+of nodes but a few dozen op types.
+"""
+from functools import lru_cache
+from typing import NamedTuple
+
+from tensorflow.core.framework import types_pb2
+from tensorflow.python.framework import kernels, op_def_registry
+
+DT_FLOAT = types_pb2.DT_FLOAT
+DT_HALF = types_pb2.DT_HALF
+DT_BFLOAT16 = types_pb2.DT_BFLOAT16
+DT_RESOURCE = types_pb2.DT_RESOURCE
+FLOAT_DTYPES = frozenset({DT_FLOAT, DT_HALF, DT_BFLOAT16})
+REDUCED_DTYPES = frozenset({DT_HALF, DT_BFLOAT16})
+
+DTYPE_NAMES = {DT_FLOAT: "float32", DT_HALF: "float16", DT_BFLOAT16: "bfloat16"}
+DTYPES_BY_NAME = {"float32": DT_FLOAT, "float16": DT_HALF, "bfloat16": DT_BFLOAT16}
+# The spelling of the Ascend op library ("float" for float32).
+ASCEND_NAMES = {DT_FLOAT: "float", DT_HALF: "float16", DT_BFLOAT16: "bfloat16"}
+
+
+def dtype_name(dtype):
+    return DTYPE_NAMES.get(dtype) or types_pb2.DataType.Name(dtype)[3:].lower()
+
+
+class Slot(NamedTuple):
+    """A type attribute, or one element of a list(type) attribute (index >= 0)."""
+
+    attr: str
+    index: int = -1
+
+    def __str__(self):
+        return self.attr if self.index < 0 else f"{self.attr}[{self.index}]"
+
+
+class Port(NamedTuple):
+    """One input or output: its dtype now, and the Slot that sets it (None: fixed by the op definition)."""
+
+    dtype: int
+    slot: Slot | None
+    is_ref: bool
+
+
+class Signature(NamedTuple):
+    inputs: tuple
+    outputs: tuple
+    slots: dict            # Slot -> current dtype, for every slot bound to at least one port
+    is_call: bool          # a function call: every port is fixed by the function's signature
+    has_state: bool        # ref or resource ports, or the op is stateful
+
+
+class UnknownOpError(LookupError):
+    """The op type is neither registered in TensorFlow nor a function of the graph's library."""
+
+
+class MalformedNodeError(ValueError):
+    """The node does not match its op definition (input count, missing attribute)."""
+
+
+class _ArgSpec(NamedTuple):
+    type_attr: str
+    number_attr: str
+    type_list_attr: str
+    fixed: int
+    is_ref: bool
+
+
+class _OpSpec(NamedTuple):
+    inputs: tuple
+    outputs: tuple
+    allowed: dict          # attr name -> frozenset of allowed dtypes (empty set: any)
+    is_stateful: bool
+    calls_function: bool
+    defaults: dict         # attr name -> AttrValue default from the op definition
+
+
+def _arg_spec(arg):
+    return _ArgSpec(arg.type_attr, arg.number_attr, arg.type_list_attr, arg.type, arg.is_ref)
+
+
+def _op_spec(op_def, is_function):
+    allowed = {a.name: frozenset(a.allowed_values.list.type) for a in op_def.attr if a.type in ("type", "list(type)")}
+    calls_function = is_function or any(a.type in ("func", "list(func)") for a in op_def.attr)
+    defaults = {a.name: a.default_value for a in op_def.attr if a.HasField("default_value")}
+    return _OpSpec(tuple(map(_arg_spec, op_def.input_arg)), tuple(map(_arg_spec, op_def.output_arg)),
+                   allowed, op_def.is_stateful, calls_function, defaults)
+
+
+@lru_cache(maxsize=None)
+def _registered_spec(op_type):
+    op_def = op_def_registry.get(op_type)
+    return None if op_def is None else _op_spec(op_def, False)
+
+
+class OpTable:
+    """OpDef lookups for one graph: the global registry plus the graph's own function library."""
+
+    def __init__(self, graph_def):
+        self._functions = {f.signature.name: f.signature for f in graph_def.library.function}
+        self._function_specs = {}
+
+    def spec(self, op_type):
+        if op_type in self._functions:
+            if op_type not in self._function_specs:
+                self._function_specs[op_type] = _op_spec(self._functions[op_type], True)
+            return self._function_specs[op_type]
+        spec = _registered_spec(op_type)
+        if spec is None:
+            raise UnknownOpError(op_type)
+        return spec
+
+    def allowed_dtypes(self, op_type, attr):
+        return self.spec(op_type).allowed.get(attr, frozenset())
+
+    def signature(self, node):
+        """Expand the op's arguments into per-port dtypes and slots for this node's attribute values."""
+        spec = self.spec(node.op)
+        node_attrs = node.node_def.attr
+
+        def attr(name):
+            if name in node_attrs:
+                return node_attrs[name]
+            if name in spec.defaults:
+                return spec.defaults[name]
+            raise MalformedNodeError(f"attribute '{name}' of op {node.op} is missing and has no default")
+
+        slots = {}
+        inputs = _expand(spec.inputs, attr, slots, spec.calls_function)
+        outputs = _expand(spec.outputs, attr, slots, spec.calls_function)
+        if len(inputs) != len(node.inputs):
+            raise MalformedNodeError(f"op {node.op} takes {len(inputs)} data inputs, the node has {len(node.inputs)}")
+        has_state = spec.is_stateful or any(p.is_ref or p.dtype == DT_RESOURCE for p in inputs + outputs)
+        return Signature(inputs, outputs, slots, spec.calls_function, has_state)
+
+
+def _expand(args, attr, slots, fixed_only):
+    ports = []
+    for arg in args:
+        if arg.type_list_attr:
+            types = attr(arg.type_list_attr).list.type
+            for index, dtype in enumerate(types):
+                slot = None if fixed_only else Slot(arg.type_list_attr, index)
+                ports.append(Port(dtype, slot, arg.is_ref))
+                if slot:
+                    slots[slot] = dtype
+            continue
+        if arg.type_attr:
+            dtype = attr(arg.type_attr).type
+            slot = None if fixed_only else Slot(arg.type_attr)
+        else:
+            dtype, slot = arg.fixed, None
+        count = attr(arg.number_attr).i if arg.number_attr else 1
+        ports.extend([Port(dtype, slot, arg.is_ref)] * count)
+        if slot and count:
+            slots[slot] = dtype
+    return tuple(ports)
+
+
+@lru_cache(maxsize=None)
+def _cpu_kernel_constraints(op_type):
+    """[{attr: allowed dtypes}] for every CPU kernel registered for op_type."""
+    found = []
+    for kernel in kernels.get_registered_kernels_for_op(op_type).kernel:
+        if kernel.device_type == "CPU" and not kernel.label:
+            found.append({c.name: frozenset(c.allowed_values.list.type) for c in kernel.constraint})
+    return tuple(found)
+
+
+@lru_cache(maxsize=None)
+def has_cpu_kernel(op_type, attr_dtypes):
+    """Does TensorFlow have a CPU kernel for op_type when its type attributes take `attr_dtypes`?
+
+    attr_dtypes: tuple of (attr name, dtype or tuple of dtypes for list attributes), sorted.
+    """
+    for constraints in _cpu_kernel_constraints(op_type):
+        if all(_allowed(constraints.get(name), value) for name, value in attr_dtypes):
+            return True
+    return False
+
+
+def _allowed(allowed, value):
+    if not allowed:
+        return True
+    if isinstance(value, tuple):
+        return all(v in allowed for v in value)
+    return value in allowed
