@@ -1,0 +1,78 @@
+"""Hooks the emulated NPU into TensorFlow's one Session class that every TF1 entry point goes through.
+
+tf.compat.v1.Session, InteractiveSession, the MonitoredSession family and Estimator all end in
+`tensorflow.python.client.session.BaseSession`, so patching its methods once covers them all. A session whose
+config does not ask for the NPU never sees the patch beyond one attribute lookup.
+"""
+import threading
+
+from tensorflow.python.client import session as tf_session
+
+from npu_bridge.core.options import options_from_config
+from npu_bridge.runtime.emulated import EmulatedSession
+
+_lock = threading.Lock()
+_originals = {}
+
+
+def activate():
+    """Patch BaseSession so NpuOptimizer sessions run emulated. Safe to call any number of times."""
+    with _lock:
+        if _originals:
+            return
+        base = tf_session.BaseSession
+        for name in ("__init__", "run", "make_callable", "partial_run", "partial_run_setup", "close"):
+            _originals[name] = getattr(base, name)
+        base._npu_emulation = None
+        base.__init__ = _init
+        base.run = _run
+        base.make_callable = _make_callable
+        base.partial_run = _partial_run
+        base.partial_run_setup = _partial_run_setup
+        base.close = _close
+
+
+def _init(self, target="", graph=None, config=None):
+    _originals["__init__"](self, target, graph, config)
+    try:
+        options = options_from_config(config) if config is not None else None
+    except Exception:
+        _originals["close"](self)
+        raise
+    if options is not None and options.use_off_line:
+        self._npu_emulation = EmulatedSession(self._graph, options, target, config)
+
+
+def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    emulation = self._npu_emulation
+    if emulation is None:
+        return _originals["run"](self, fetches, feed_dict, options, run_metadata)
+    return emulation.run(fetches, feed_dict, options, run_metadata)
+
+
+def _make_callable(self, fetches, feed_list=None, accept_options=False):
+    emulation = self._npu_emulation
+    if emulation is None:
+        return _originals["make_callable"](self, fetches, feed_list, accept_options)
+    return emulation.make_callable(fetches, feed_list, accept_options)
+
+
+def _partial_run_setup(self, fetches, feeds=None):
+    emulation = self._npu_emulation
+    if emulation is None:
+        return _originals["partial_run_setup"](self, fetches, feeds)
+    return emulation.partial_run_setup(fetches, feeds)
+
+
+def _partial_run(self, handle, fetches, feed_dict=None):
+    emulation = self._npu_emulation
+    if emulation is None:
+        return _originals["partial_run"](self, handle, fetches, feed_dict)
+    return emulation.partial_run(handle, fetches, feed_dict)
+
+
+def _close(self):
+    emulation = self._npu_emulation
+    if emulation is not None:
+        emulation.close()
+    _originals["close"](self)

@@ -1,0 +1,168 @@
+"""The state an emulated session keeps beside its TensorFlow session: options, the current Program, plans.
+
+The user's tf.Graph stays the session's graph and is only read. Each run checks the graph's version (one
+integer compare); when it changed, the graph is rewritten again and the Program extended or rebuilt. A graph
+still empty or filled after the session was created is fine: nothing is rewritten before the first run.
+"""
+import threading
+
+from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
+from tensorflow.python.client import session as tf_session
+from tensorflow.python.framework import errors
+from tensorflow.python.platform import tf_logging
+
+from npu_bridge.core.precision import rewrite
+from npu_bridge.runtime import user_errors
+from npu_bridge.runtime.plans import Plan, cache_plan, plan_key, subfeeds
+from npu_bridge.runtime.program import Program
+
+NPU_OPTIMIZER = "NpuOptimizer"
+
+
+class EmulatedSession:
+    def __init__(self, graph, options, target, config):
+        self.graph = graph
+        self.options = options
+        self.target = target
+        self.config = inner_config(config)
+        self.closed = False
+        self.program = None
+        self._lock = threading.RLock()
+        self._partial_runs = {}
+
+    def run(self, fetches, feed_dict=None, run_options=None, run_metadata=None):
+        program = self.current_program()
+        key = plan_key(fetches, feed_dict)
+        plan = program.plans.get(key) if key is not None else None
+        if plan is None:
+            plan = self._plan(program, fetches, feed_dict, key)
+        if plan.simple_feeds:
+            values = feed_dict.values() if feed_dict else ()
+        else:
+            values = [value for _, value in subfeeds(feed_dict)]
+        try:
+            return plan.execute(values, run_options, run_metadata)
+        except errors.OpError as error:
+            raise user_errors.translate(error, self.graph) from None
+
+    def make_callable(self, fetches, feed_list, accept_options):
+        if feed_list is not None and not isinstance(feed_list, (list, tuple)):
+            raise TypeError(f"Argument `feed_list` must be a list or tuple. Received: feed_list={feed_list}")
+        feed_list = tuple(feed_list or ())
+        if not feed_list:
+            self._plan(self.current_program(), fetches, None, plan_key(fetches, None))
+        if accept_options:
+            def run_step(*args, options=None, run_metadata=None):
+                return self.run(fetches, dict(zip(feed_list, args)), options, run_metadata)
+        else:
+            def run_step(*args):
+                return self.run(fetches, dict(zip(feed_list, args)))
+        return run_step
+
+    def partial_run_setup(self, fetches, feeds=None):
+        program = self.current_program()
+        feeds = [] if feeds is None else feeds if isinstance(feeds, (list, tuple)) else [feeds]
+        keys = [subfeed for feed in feeds for subfeed in _partial_subfeeds(feed)]
+        plan = Plan(program, self.graph, fetches, keys, self.options.iterations_per_loop)
+        try:
+            handle = program.session.partial_run_setup(plan.fetches + plan.targets, plan.feed_tensors)
+        except errors.OpError as error:
+            raise user_errors.translate(error, self.graph) from None
+        self._partial_runs[handle] = program
+        return handle
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        program = self._partial_runs.get(handle)
+        if program is None or program is not self.program:
+            raise RuntimeError(f"partial_run handle {handle!r} was not set up by this session's current graph "
+                               "(the graph changed after partial_run_setup, or the handle is from another session)")
+        pairs = subfeeds(feed_dict) if feed_dict else []
+        plan = Plan(program, self.graph, fetches, [k for k, _ in pairs], self.options.iterations_per_loop)
+        feeds, fed = {}, []
+        for slot, (_, value) in zip(plan.slots, pairs):
+            array = slot.convert(value)
+            fed.append(array)
+            for tensor, dtype in slot.targets:
+                feeds[tensor] = array.astype(dtype, copy=False)
+        try:
+            values = program.session.partial_run(handle, plan.fetches, feeds)
+        except errors.OpError as error:
+            raise user_errors.translate(error, self.graph) from None
+        return plan.mapper.build_results(
+            [None if s is None else values[s] if s >= 0 else fed[~s] for s in plan.sources])
+
+    def current_program(self):
+        """The Program running the graph as it is now, rewriting first if ops were added since the last run."""
+        if self.closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        version = self.graph.version
+        if version == 0:
+            raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
+        program = self.program
+        if program is None or program.version != version:
+            program = self._sync()
+        return program
+
+    def close(self):
+        with self._lock:
+            self.closed = True
+            if self.program is not None:
+                self.program.close()
+
+    def _sync(self):
+        with self._lock:
+            version = self.graph.version
+            program = self.program
+            if program is not None and program.version == version:
+                return program
+            result = rewrite(self.graph.as_graph_def(), self.options)
+            if program is None:
+                program, how = Program(result, version, self.target, self.config), "built"
+            elif program.can_extend_to(result):
+                program.extend_to(result, version)
+                how = "extended with the ops added since the last run"
+            else:
+                program = program.replace_with(result, version, self.target, self.config)
+                how = "rebuilt (variables carried over) after the pass changed existing ops"
+            self.program = program
+            tf_logging.info("%s [emulated NPU graph %s]", result.report.summary(), how)
+            return program
+
+    def _plan(self, program, fetches, feed_dict, key):
+        pairs = subfeeds(feed_dict) if feed_dict else []
+        simple_feeds = len(pairs) == len(feed_dict or ()) and all(k is p for k, (p, _) in zip(feed_dict or (), pairs))
+        plan = Plan(program, self.graph, fetches, [k for k, _ in pairs], self.options.iterations_per_loop,
+                    simple_feeds=simple_feeds)
+        if key is not None:
+            cache_plan(program, key, plan)
+        return plan
+
+
+def inner_config(config):
+    """The user's ConfigProto for the inner plain session: no NpuOptimizer entry, remapping off, soft placement."""
+    inner = config_pb2.ConfigProto()
+    inner.CopyFrom(config)
+    rewrite_options = inner.graph_options.rewrite_options
+    kept = [c for c in rewrite_options.custom_optimizers if c.name != NPU_OPTIMIZER]
+    del rewrite_options.custom_optimizers[:]
+    rewrite_options.custom_optimizers.extend(kept)
+    rewrite_options.remapping = rewriter_config_pb2.RewriterConfig.OFF
+    inner.allow_soft_placement = True
+    return inner
+
+
+def last_report(sess):
+    """The precision Report of the graph `sess` runs (a tf.compat.v1 session or a MonitoredSession)."""
+    tf_sess = sess if isinstance(sess, tf_session.BaseSession) else getattr(sess, "_tf_sess", lambda: None)()
+    emulation = getattr(tf_sess, "_npu_emulation", None)
+    if emulation is None:
+        raise ValueError(f"{sess!r} is not an emulated NPU session: its ConfigProto has no custom optimizer "
+                         f"named '{NPU_OPTIMIZER}' with use_off_line true")
+    return emulation.current_program().result.report
+
+
+def _partial_subfeeds(feed):
+    for feed_type, _, _, feed_fn in tf_session._REGISTERED_EXPANSIONS:
+        if isinstance(feed, feed_type):
+            return feed_fn(feed)
+    return [feed]

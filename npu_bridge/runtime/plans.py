@@ -1,0 +1,199 @@
+"""Execution plans: how one (fetch structure, feed keys) pair of a user `run` maps onto the inner session.
+
+A plan is built once per pair and cached on the Program, like a `make_callable`: user fetches resolve to inner
+tensors (a cached Cast back to the user's dtype where the pass changed it), feeds to the inner tensors that carry
+the user tensor's value, and the inner work is a C++ callable. The hot path only converts feed values and calls it.
+"""
+import numpy as np
+import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2
+from tensorflow.python.client import session as tf_session
+from tensorflow.python.framework import errors
+from tensorflow.python.util import nest
+
+from npu_bridge.core.errors import NpuConfigError
+
+ITERATIONS_ATTR = "_npu_iterations_per_loop"
+_LEAF_TYPES = (tf.Tensor, tf.Operation, str, tf.SparseTensor, tf.IndexedSlices)
+_MAX_CACHED_PLANS = 512
+
+
+def plan_key(fetches, feed_dict):
+    """A hashable key for (fetch structure, feed keys), or None when the structure cannot be keyed safely."""
+    try:
+        key = (_fetch_key(fetches), tuple(feed_dict) if feed_dict else ())
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _fetch_key(fetch):
+    kind = type(fetch)
+    if kind is list or kind is tuple:
+        return (kind, *map(_fetch_key, fetch))
+    if isinstance(fetch, _LEAF_TYPES):
+        return fetch
+    if isinstance(fetch, dict):
+        return (kind, *((k, _fetch_key(v)) for k, v in fetch.items()))
+    if isinstance(fetch, tuple):
+        return (kind, *map(_fetch_key, fetch))
+    raise TypeError("unkeyable fetch")
+
+
+def subfeeds(feed_dict):
+    """TensorFlow's feed normalization: tuple keys flattened, SparseTensor / IndexedSlices keys expanded."""
+    pairs = []
+    for feed, value in nest.flatten_dict_items(feed_dict).items():
+        for feed_type, _, feed_fn, _ in tf_session._REGISTERED_EXPANSIONS:
+            if isinstance(feed, feed_type):
+                pairs.extend(feed_fn(feed, value))
+                break
+    return pairs
+
+
+class FeedSlot:
+    """One fed user tensor: its checks and conversions, and the inner tensors that receive its value."""
+
+    def __init__(self, user_tensor, targets):
+        self.user_tensor = user_tensor
+        self.dtype = np.dtype(user_tensor.dtype.base_dtype.as_numpy_dtype)
+        self.shape = user_tensor.get_shape()
+        self.dims = None if self.shape.rank is None else tuple(self.shape.as_list())
+        self.targets = targets
+
+    def convert(self, value):
+        """The fed value as the user's dtype, with TensorFlow's own checks and messages."""
+        if isinstance(value, tf.Tensor):
+            raise TypeError(
+                "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include Python scalars, "
+                f"strings, lists, numpy ndarrays, or TensorHandles. For reference, the tensor object was {value} "
+                f"which was passed to the argument `feed_dict` with key {self.user_tensor}.")
+        if type(value) is int and self.dtype != object and \
+                tf_session._convert_to_numpy_obj(self.dtype.type, value) != value:
+            raise TypeError(
+                f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
+                f"{self.dtype.type}. Try explicitly setting the type of the feed tensor to a larger type (e.g. int64).")
+        array = np.asarray(value, dtype=self.dtype)
+        if not self._shape_fits(array.shape):
+            raise ValueError(f"Cannot feed value of shape {array.shape} for Tensor {self.user_tensor.name}, "
+                             f"which has shape {self.shape}")
+        return array
+
+    def _shape_fits(self, shape):
+        dims = self.dims
+        if dims is None:
+            return True
+        return len(dims) == len(shape) and all(d is None or d == s for d, s in zip(dims, shape))
+
+
+class Plan:
+    """The inner callable and result mapping for one fetch structure and one set of feed keys."""
+
+    def __init__(self, program, user_graph, fetches, feed_keys, iterations_per_loop, simple_feeds=True):
+        self.program = program
+        self.simple_feeds = simple_feeds  # feed_dict.values() line up with the slots (no tuple / sparse keys)
+        self.slots = [_feed_slot(program, user_graph, key) for key in feed_keys]
+        fed = {slot.user_tensor.ref(): i for i, slot in enumerate(self.slots)}
+        with user_graph.as_default():
+            self.mapper = tf_session._FetchMapper.for_fetch(fetches)
+        self.sources, self.fetches, self.targets = [], [], []
+        self.repeats = 1
+        for fetch in self.mapper.unique_fetches():
+            if isinstance(fetch, tf.Operation):
+                _assert_fetchable(user_graph, fetch)
+                self.sources.append(None)
+                self.targets.append(program.graph.get_operation_by_name(fetch.name))
+                self.repeats = max(self.repeats, _iterations(fetch, iterations_per_loop))
+            else:
+                _assert_fetchable(user_graph, fetch.op)
+                if fetch.ref() in fed:
+                    self.sources.append(~fed[fetch.ref()])
+                    continue
+                self.sources.append(len(self.fetches))
+                self.fetches.append(_fetch_tensor(program, fetch))
+        self.feed_tensors = [tensor for slot in self.slots for tensor, _ in slot.targets]
+        self._callables = {}
+
+    def execute(self, values, run_options=None, run_metadata=None):
+        """Run with `values` (one per feed slot) and return results shaped like the user's fetches."""
+        fed, args = [], []
+        for slot, value in zip(self.slots, values):
+            array = slot.convert(value)
+            fed.append(array)
+            for _, dtype in slot.targets:
+                args.append(array if array.dtype == dtype else array.astype(dtype))
+        results = []
+        if self.fetches or self.targets:
+            call = self._callable(run_options)
+            for _ in range(self.repeats):
+                results = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
+        return self.mapper.build_results(
+            [None if s is None else results[s] if s >= 0 else fed[~s] for s in self.sources])
+
+    def _callable(self, run_options):
+        key = run_options.SerializeToString() if run_options is not None else b""
+        call = self._callables.get(key)
+        if call is None:
+            options = config_pb2.CallableOptions()
+            options.feed.extend(t.name for t in self.feed_tensors)
+            options.fetch.extend(t.name for t in self.fetches)
+            options.target.extend(op.name for op in self.targets)
+            if run_options is not None:
+                options.run_options.CopyFrom(run_options)
+            with self.program.lock:
+                call = self._callables.setdefault(key, self.program.session._make_callable_from_options(options))
+        return call
+
+
+def cache_plan(program, key, plan):
+    with program.lock:
+        if len(program.plans) >= _MAX_CACHED_PLANS:
+            program.plans.clear()
+        program.plans[key] = plan
+
+
+def _feed_slot(program, user_graph, feed):
+    try:
+        tensor = user_graph.as_graph_element(feed, allow_tensor=True, allow_operation=False)
+    except Exception as e:
+        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0]}") from None
+    if not user_graph.is_feedable(tensor):
+        raise ValueError(f"Tensor {tensor.name} may not be fed.")
+    ref = program.result.tensor_map.get(tensor.name)
+    names = [ref.name] if ref is not None else []
+    if tensor.name not in names:
+        names.append(tensor.name)
+    targets = []
+    for name in names:
+        try:
+            inner = program.graph.get_tensor_by_name(name)
+        except KeyError:
+            continue
+        targets.append((inner, np.dtype(inner.dtype.base_dtype.as_numpy_dtype)))
+    return FeedSlot(tensor, targets)
+
+
+def _fetch_tensor(program, user_tensor):
+    ref = program.result.tensor_map.get(user_tensor.name)
+    return program.fetch_tensor(ref.name if ref is not None else user_tensor.name, user_tensor.dtype)
+
+
+def _assert_fetchable(graph, op):
+    if not graph.is_fetchable(op):
+        raise errors.InaccessibleTensorError(
+            f"Operation {op.name} has been marked as not fetchable. Typically this happens when it is "
+            "defined in another function or code block. Use return values, explicit Python locals or TensorFlow "
+            "collections to access it.")
+
+
+def _iterations(op, configured):
+    try:
+        requested = op.get_attr(ITERATIONS_ATTR)
+    except ValueError:
+        return 1
+    if requested != configured:
+        raise NpuConfigError(
+            f"op '{op.name}' asks for iterations_per_loop={requested} (set_iteration_per_loop) but the session's "
+            f"NpuOptimizer parameter_map['iterations_per_loop'] is {configured}; the NPU requires them to be equal.")
+    return requested

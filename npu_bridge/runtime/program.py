@@ -1,0 +1,115 @@
+"""The inner graph and plain session that execute the rewritten GraphDef of one user graph.
+
+When the user's graph grows between runs the pass runs again over the whole graph (its decisions can depend on
+neighbours). If every node the inner graph already holds comes back unchanged, only the new nodes are imported
+into the running inner session, so variables, queues, iterators and tables keep their state. If the pass changed
+an existing node, a new inner session is built and the values of every initialized variable are copied across;
+other state (queue contents, iterator positions, table contents) starts over. Both paths are logged.
+"""
+import threading
+
+import tensorflow as tf
+from tensorflow.core.framework import graph_pb2
+
+from npu_bridge.runtime import state_transfer
+
+FETCH_CAST_SUFFIX = "-NpuBridgeFetch"
+
+
+class Program:
+    """One rewritten graph loaded in an inner session, with the execution plans built against it."""
+
+    def __init__(self, result, version, target, config):
+        self.result = result
+        self.version = version
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            tf.graph_util.import_graph_def(result.graph_def, name="")
+        self.session = tf.compat.v1.Session(target, graph=self.graph, config=config)
+        self.nodes = _fingerprints(result.graph_def)
+        self.functions = {f.signature.name: f.SerializeToString(deterministic=True)
+                          for f in result.graph_def.library.function}
+        self.plans = {}
+        self.lock = threading.RLock()
+
+    def can_extend_to(self, result):
+        """True when `result` only adds nodes and functions to what this program already runs."""
+        new_nodes = {n.name: n for n in result.graph_def.node}
+        for name, blob in self.nodes.items():
+            node = new_nodes.get(name)
+            if node is None or node.SerializeToString(deterministic=True) != blob:
+                return False
+        for function in result.graph_def.library.function:
+            known = self.functions.get(function.signature.name)
+            if known is not None and known != function.SerializeToString(deterministic=True):
+                return False
+        return True
+
+    def extend_to(self, result, version):
+        """Import the nodes of `result` this program lacks into the running inner graph."""
+        added = graph_pb2.GraphDef()
+        added.versions.CopyFrom(result.graph_def.versions)
+        for function in result.graph_def.library.function:
+            if function.signature.name not in self.functions:
+                added.library.function.add().CopyFrom(function)
+        added.library.gradient.extend(result.graph_def.library.gradient)
+        new_names = {n.name for n in result.graph_def.node if n.name not in self.nodes}
+        input_map, control_edges = {}, []
+        for node in result.graph_def.node:
+            if node.name not in new_names:
+                continue
+            added_node = added.node.add()
+            added_node.CopyFrom(node)
+            del added_node.input[:]
+            for source in node.input:
+                producer = source.lstrip("^").split(":")[0]
+                if producer in new_names:
+                    added_node.input.append(source)
+                elif source.startswith("^"):
+                    control_edges.append((node.name, producer))
+                else:
+                    name = source if ":" in source else source + ":0"
+                    input_map[name] = self.graph.get_tensor_by_name(name)
+                    added_node.input.append(source)
+        with self.lock, self.graph.as_default():
+            tf.graph_util.import_graph_def(added, input_map=input_map, name="")
+            for consumer, producer in control_edges:
+                # import_graph_def maps control inputs only with a name prefix; add them to the imported op instead.
+                self.graph.get_operation_by_name(consumer)._add_control_input(self.graph.get_operation_by_name(producer))
+        if dict(result.tensor_map) != dict(self.result.tensor_map):
+            self.plans = {}
+        self.result = result
+        self.version = version
+        self.nodes = _fingerprints(result.graph_def)
+        self.functions.update((f.signature.name, f.SerializeToString(deterministic=True))
+                              for f in added.library.function)
+
+    def replace_with(self, result, version, target, config):
+        """A new Program for `result` holding this program's variable values; this one is closed."""
+        values = state_transfer.read_variables(self.session, self.graph)
+        successor = Program(result, version, target, config)
+        state_transfer.write_variables(successor.session, successor.graph, values)
+        self.close()
+        return successor
+
+    def fetch_tensor(self, name, dtype):
+        """The inner tensor holding user tensor value `name` in `dtype`: itself, or a cached Cast of it."""
+        tensor = self.graph.get_tensor_by_name(name)
+        if tensor.dtype.base_dtype == dtype.base_dtype:
+            return tensor
+        cast_name = f"{name.replace(':', '-')}-CastTo{dtype.base_dtype.name}{FETCH_CAST_SUFFIX}"
+        with self.lock:
+            try:
+                return self.graph.get_tensor_by_name(cast_name + ":0")
+            except KeyError:
+                pass
+            with self.graph.as_default(), self.graph.name_scope(None):
+                return tf.raw_ops.Cast(x=tensor, DstT=dtype.base_dtype, name=cast_name)
+
+    def close(self):
+        self.plans = {}
+        self.session.close()
+
+
+def _fingerprints(graph_def):
+    return {n.name: n.SerializeToString(deterministic=True) for n in graph_def.node}

@@ -1,0 +1,33 @@
+"""Errors from the inner session re-raised in the user's terms: user op names, user op, user stack traces.
+
+The pass keeps user node names, so most messages already read right; the nodes it adds
+(`<src>-<port>-CastTo...-NpuBridge`) and the runtime's fetch casts are replaced by their source op.
+"""
+import re
+
+from tensorflow.python.client import session as tf_session
+from tensorflow.python.framework import error_interpolation
+
+_INTERNAL_NAME = re.compile(r"([^\s'\"{}\[\](),]+?)-\d+-CastTo\w+?-NpuBridge(?:Fetch)?(?![\w-])")
+
+
+def user_name(name):
+    """The user op an internal node stands for (the name itself when it is a user node)."""
+    previous = None
+    while previous != name:
+        previous, name = name, _INTERNAL_NAME.sub(r"\1", name)
+    return name
+
+
+def translate(error, user_graph):
+    """A copy of OpError `error` naming the user's ops of `user_graph` instead of internal nodes."""
+    message = user_name(error.message)
+    op = None
+    match = tf_session.BaseSession._NODEDEF_NAME_RE.search(message)
+    if match is not None:
+        try:
+            op = user_graph.get_operation_by_name(match.group(3))
+        except KeyError:
+            op = None
+    message = error_interpolation.interpolate_graph(message, user_graph)
+    return type(error)(op.node_def if op is not None else None, op, message)

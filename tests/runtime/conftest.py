@@ -1,0 +1,37 @@
+"""Shared helpers for the runtime tests: NpuOptimizer ConfigProtos and a fresh default graph per test."""
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import npu_bridge.runtime
+
+npu_bridge.runtime.activate()
+
+
+def npu_config(precision_mode_v2="mixed_float16", **parameters):
+    """A ConfigProto the way Ascend scripts write it; `parameters` go to parameter_map by Python type."""
+    config = tf.compat.v1.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["use_off_line"].b = parameters.pop("use_off_line", True)
+    if precision_mode_v2 is not None:
+        custom_op.parameter_map["precision_mode_v2"].s = tf.compat.as_bytes(precision_mode_v2)
+    for key, value in parameters.items():
+        if isinstance(value, bool):
+            custom_op.parameter_map[key].b = value
+        elif isinstance(value, int):
+            custom_op.parameter_map[key].i = value
+        else:
+            custom_op.parameter_map[key].s = tf.compat.as_bytes(value)
+    return config
+
+
+def fp16(values):
+    """`values` rounded through float16 and back, as the NPU returns a float32 tensor computed in float16."""
+    return np.asarray(values, np.float32).astype(np.float16).astype(np.float32)
+
+
+@pytest.fixture
+def graph():
+    with tf.Graph().as_default() as g:
+        yield g
