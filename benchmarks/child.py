@@ -1,0 +1,327 @@
+"""Measurements that run inside a child process: `python -m benchmarks.child <task> <json arguments>`.
+
+Each configuration runs in its own process so that a crash (TF 2.21's auto_mixed_precision_cpu segfaults on a
+ResNet-50 training graph) is recorded instead of ending the benchmark, and so that peak RSS belongs to one
+session only. Results go to stdout as lines `@@BENCH <json>`; anything else on stdout or stderr is TensorFlow's.
+"""
+import cProfile
+import io
+import json
+import os
+import pstats
+import re
+import resource
+import statistics
+import sys
+import tempfile
+import time
+
+MARK = "@@BENCH "
+
+
+def emit(**record):
+    print(MARK + json.dumps(record), flush=True)
+
+
+def _quiet_tf():
+    import tensorflow as tf
+
+    tf.compat.v1.disable_v2_behavior()
+    return tf
+
+
+def environment():
+    """What decides the speed of TensorFlow on this machine: versions, thread pools, oneDNN."""
+    import numpy as np
+    import tensorflow as tf
+
+    variables = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
+                 "TF_NUM_INTEROP_THREADS", "TF_ENABLE_ONEDNN_OPTS", "KMP_AFFINITY", "KMP_BLOCKTIME")
+    try:
+        from tensorflow.python.util import _pywrap_util_port
+
+        onednn = bool(_pywrap_util_port.IsMklEnabled())
+    except (ImportError, AttributeError):
+        onednn = None
+    return {
+        "tensorflow": tf.__version__,
+        "numpy": np.__version__,
+        "python": sys.version.split()[0],
+        "executable": sys.executable,
+        "thread_env": {name: os.environ.get(name) for name in variables},
+        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
+        "onednn_enabled": onednn,
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def _peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+# ---------------------------------------------------------------------------------------------- rewrite graphs
+
+def task_build_graphs(spec):
+    """Write one MetaGraphDef per (family, target size) so that both passes rewrite byte-identical graphs."""
+    tf = _quiet_tf()
+    from benchmarks import models
+
+    emit(kind="environment", **environment())
+    for family, targets in spec["families"].items():
+        builder = models.REWRITE_FAMILIES[family]
+        for target in targets:
+            depth = models.depth_for_nodes(builder, target)
+            model = builder(depth)
+            meta = tf.compat.v1.train.export_meta_graph(graph=model.graph)
+            meta.collection_def["train_op"].node_list.value.append(model.train_op.name)
+            path = os.path.join(spec["out_dir"], f"{family}-{depth}.pb")
+            with open(path, "wb") as f:
+                f.write(meta.SerializeToString())
+            emit(kind="graph", family=family, depth=depth, target=target, nodes=len(meta.graph_def.node),
+                 path=path)
+
+
+def _load_meta(path):
+    from tensorflow.core.protobuf import meta_graph_pb2
+
+    meta = meta_graph_pb2.MetaGraphDef()
+    with open(path, "rb") as f:
+        meta.ParseFromString(f.read())
+    return meta
+
+
+def task_rewrite_ours(spec):
+    """Time npu_bridge.core.precision.rewrite on each graph: one cold call, then the median of warm calls."""
+    _quiet_tf()
+    try:
+        from npu_bridge.core.options import options_from_config
+        from npu_bridge.core.precision import rewrite
+    except ImportError as error:
+        emit(kind="unavailable", reason=f"{type(error).__name__}: {error}")
+        return
+    from benchmarks.configs import npu_config
+
+    options = options_from_config(npu_config({"precision_mode_v2": spec["mode"]}))
+    for path in spec["paths"]:
+        graph_def = _load_meta(path).graph_def
+        emit(kind="start", path=path)
+        try:
+            start = time.perf_counter()
+            result = rewrite(graph_def, options)
+            cold = time.perf_counter() - start
+            times = []
+            for _ in range(spec["repeats"]):
+                start = time.perf_counter()
+                rewrite(graph_def, options)
+                times.append(time.perf_counter() - start)
+        except Exception as error:  # a failed rewrite is a result to report, not the end of the benchmark
+            emit(kind="rewrite", path=path, error=f"{type(error).__name__}: {error}")
+            continue
+        report = result.report
+        emit(kind="rewrite", path=path, cold_s=cold, times_s=times, median_s=statistics.median(times),
+             nodes_out=len(result.graph_def.node), n_casts=report.n_casts, n_reduced=report.n_reduced,
+             summary=report.summary())
+    if spec.get("profile_path") and spec["paths"]:
+        graph_def = _load_meta(spec["paths"][-1]).graph_def
+        profiler = cProfile.Profile()
+        profiler.runcall(rewrite, graph_def, options)
+        _write_profile(profiler, spec["profile_path"], f"rewrite({spec['paths'][-1]}, {spec['mode']})")
+
+
+def _write_profile(profiler, path, title):
+    text = io.StringIO()
+    stats = pstats.Stats(profiler, stream=text)
+    text.write(f"cProfile of {title}\n\n== by cumulative time\n")
+    stats.sort_stats("cumulative").print_stats(30)
+    text.write("\n== by own time\n")
+    stats.sort_stats("tottime").print_stats(30)
+    with open(path, "w") as f:
+        f.write(text.getvalue())
+
+
+# TensorFlow's meta optimizer logs each pass's own time at TF_CPP_VMODULE=meta_optimizer=1, on 2.15 and 2.21:
+#   meta_optimizer.cc:973] auto_mixed_precision_cpu: Graph size after: 133 nodes (62), 159 edges (62), time = 4.075ms.
+TF_PASS_LINE = re.compile(r"auto_mixed_precision_cpu: Graph size after: (\d+) nodes \((-?\d+)\), (\d+) edges "
+                          r"\((-?\d+)\), time = ([0-9.]+) ?ms")
+TF_CASTS_LINE = re.compile(r"Converted (\d+)/(\d+) nodes to \w+ precision using (\d+) cast")
+
+
+def _optimize_capturing_log(config, meta):
+    """Run grappler once with fd 2 redirected to a file; return the meta optimizer's log text."""
+    from tensorflow.python.grappler import tf_optimizer
+
+    with tempfile.TemporaryFile(mode="w+b") as log:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(log.fileno(), 2)
+        try:
+            output = tf_optimizer.OptimizeGraph(config, meta)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+        log.seek(0)
+        return output, log.read().decode("utf-8", "replace")
+
+
+def task_rewrite_tf(spec):
+    """Time TensorFlow's auto_mixed_precision_cpu pass alone, as grappler reports it (the pass's own time)."""
+    _quiet_tf()
+    from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
+
+    config = config_pb2.ConfigProto()
+    rewrite = config.graph_options.rewrite_options
+    rewrite.optimizers.append("auto_mixed_precision_cpu")
+    rewrite.meta_optimizer_iterations = rewriter_config_pb2.RewriterConfig.ONE
+    rewrite.min_graph_nodes = -1
+    for path in spec["paths"]:
+        meta = _load_meta(path)
+        emit(kind="start", path=path)
+        times, walls, nodes_out, casts = [], [], None, None
+        for _ in range(spec["repeats"] + 1):
+            start = time.perf_counter()
+            output, log = _optimize_capturing_log(config, meta)
+            walls.append(time.perf_counter() - start)
+            match = TF_PASS_LINE.search(log)
+            if match is None:
+                emit(kind="rewrite", path=path, error="no auto_mixed_precision_cpu timing line in the grappler "
+                     "log (is TF_CPP_VMODULE=meta_optimizer=1 and TF_CPP_MIN_LOG_LEVEL=0 set?)")
+                break
+            times.append(float(match.group(5)) / 1000.0)
+            nodes_out = len(output.node)
+            cast_match = TF_CASTS_LINE.search(log)
+            casts = int(cast_match.group(3)) if cast_match else None
+        else:
+            emit(kind="rewrite", path=path, cold_s=times[0], times_s=times[1:], median_s=statistics.median(times[1:]),
+                 wall_median_s=statistics.median(walls[1:]), nodes_out=nodes_out, n_casts=casts)
+
+
+# ------------------------------------------------------------------------------------------------- step time
+
+def build_step_model(name, size):
+    from benchmarks import models
+
+    return getattr(models, name)(**size)
+
+
+def task_step(spec):
+    """One model, one session configuration: first step, then the median of timed steps, then peak RSS."""
+    tf = _quiet_tf()
+    from benchmarks.configs import is_emulated, session_config
+
+    if is_emulated(spec["config"]):
+        import npu_bridge  # noqa: F401  (activates the emulated NPU session)
+    v1 = tf.compat.v1
+    model = build_step_model(spec["model"], spec["size"])
+    with model.graph.as_default():
+        init = v1.global_variables_initializer()
+    emit(kind="start", model=spec["model"], config=spec["config"], nodes=model.n_nodes)
+    rss_before = _peak_rss_mb()
+    with v1.Session(graph=model.graph, config=session_config(spec["config"])) as sess:
+        sess.run(init)
+        fetches = [model.train_op, model.loss]
+        start = time.perf_counter()
+        sess.run(fetches, model.feeds)
+        first = time.perf_counter() - start
+        for _ in range(spec["warmup"]):
+            sess.run(fetches, model.feeds)
+        times, budget_end = [], time.perf_counter() + spec["budget_s"]
+        while len(times) < spec["min_steps"] or (time.perf_counter() < budget_end and len(times) < spec["max_steps"]):
+            start = time.perf_counter()
+            _, loss = sess.run(fetches, model.feeds)
+            times.append(time.perf_counter() - start)
+        emulated, report = _emulation_summary(sess) if is_emulated(spec["config"]) else (None, None)
+    emit(kind="step", model=spec["model"], config=spec["config"], nodes=model.n_nodes, first_step_s=first,
+         steps=len(times), median_s=statistics.median(times), min_s=min(times), last_loss=float(loss),
+         peak_rss_mb=_peak_rss_mb(), rss_before_session_mb=rss_before, emulated=emulated, emulation=report)
+
+
+def _emulation_summary(sess):
+    """(emulated?, summary): the runtime's report is the proof that the session ran the rewritten graph."""
+    try:
+        from npu_bridge.runtime import last_report
+
+        report = last_report(sess)
+    except Exception as error:  # whatever the runtime raises, the row must say it was not emulated
+        return False, f"not emulated: no report ({type(error).__name__}: {error})"
+    if report is None:
+        return False, "not emulated: last_report returned None"
+    return True, report.summary()
+
+
+def task_step_profile(spec):
+    """cProfile of the emulated session's first step and of timed steps, for the owners of the runtime."""
+    tf = _quiet_tf()
+    import npu_bridge  # noqa: F401
+    from benchmarks.configs import session_config
+
+    v1 = tf.compat.v1
+    model = build_step_model(spec["model"], spec["size"])
+    with model.graph.as_default():
+        init = v1.global_variables_initializer()
+    with v1.Session(graph=model.graph, config=session_config(spec["config"])) as sess:
+        sess.run(init)
+        fetches = [model.train_op, model.loss]
+        profiler = cProfile.Profile()
+        profiler.runcall(sess.run, fetches, model.feeds)
+        _write_profile(profiler, spec["first_path"], f"first step of {spec['model']} under {spec['config']}")
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(spec["steps"]):
+            sess.run(fetches, model.feeds)
+        profiler.disable()
+        _write_profile(profiler, spec["steps_path"], f"{spec['steps']} steps of {spec['model']} under "
+                       f"{spec['config']}")
+    emit(kind="profile", paths=[spec["first_path"], spec["steps_path"]])
+
+
+# -------------------------------------------------------------------------------------------- wrapper overhead
+
+def _per_run_us(sess, y, x, value, runs, repeats):
+    for _ in range(max(10, runs // 10)):
+        sess.run(y, {x: value})
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(runs):
+            sess.run(y, {x: value})
+        samples.append((time.perf_counter() - start) / runs * 1e6)
+    return statistics.median(samples), samples
+
+
+def task_overhead(spec):
+    """Microseconds per Session.run on a tiny graph. The plain baseline runs in a process without npu_bridge."""
+    tf = _quiet_tf()
+    from benchmarks import models
+    from benchmarks.configs import base_config, npu_config
+
+    v1 = tf.compat.v1
+    graph, x, y, value = models.tiny()
+    if spec["emulated"]:
+        import npu_bridge  # noqa: F401
+        config = npu_config({"precision_mode_v2": "mixed_float16"})
+    else:
+        config = base_config()
+    with v1.Session(graph=graph, config=config) as sess:
+        median, samples = _per_run_us(sess, y, x, value, spec["runs"], spec["repeats"])
+        emulated, report = _emulation_summary(sess) if spec["emulated"] else (None, None)
+    record = {"median_us": median, "samples_us": samples, "emulated_ok": emulated, "emulation": report}
+    if spec["emulated"]:
+        # Also: a plain session in the same process, after `import npu_bridge` patched the Session class.
+        with v1.Session(graph=graph, config=base_config()) as sess:
+            record["plain_after_import_us"], _ = _per_run_us(sess, y, x, value, spec["runs"], spec["repeats"])
+    emit(kind="overhead", emulated=spec["emulated"], **record)
+
+
+TASKS = {
+    "build_graphs": task_build_graphs,
+    "rewrite_ours": task_rewrite_ours,
+    "rewrite_tf": task_rewrite_tf,
+    "step": task_step,
+    "step_profile": task_step_profile,
+    "overhead": task_overhead,
+}
+
+if __name__ == "__main__":
+    TASKS[sys.argv[1]](json.loads(sys.argv[2]))

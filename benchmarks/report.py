@@ -1,0 +1,205 @@
+"""Turn the collected measurements into ratios, PASS/MISS verdicts, a markdown report and a scaling plot."""
+import json
+import math
+
+TARGETS = {
+    "rewrite": ("rewrite time, ours / TF auto_mixed_precision_cpu (worst graph)", 1.0, "x"),
+    "step": ("mixed_float16 step / plain float32 step (worst model)", 1.15, "x"),
+    "overhead": ("wrapper overhead per Session.run, tiny graph", 20.0, "us"),
+    "memory": ("peak RSS mixed_float16 / plain float32 (worst model)", 1.2, "x"),
+}
+
+
+def scaling_exponent(points):
+    """Least-squares slope of log(time) against log(nodes): 1.0 is linear, 2.0 quadratic."""
+    points = [(n, t) for n, t in points if n and t and t > 0]
+    if len(points) < 2:
+        return None
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(t) for _, t in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    denominator = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / denominator if denominator else None
+
+
+def _verdict(name, value, reason=None):
+    label, goal, unit = TARGETS[name]
+    if value is None:
+        return {"target": name, "label": label, "goal": goal, "unit": unit, "value": None, "status": "N/A",
+                "reason": reason}
+    return {"target": name, "label": label, "goal": goal, "unit": unit, "value": value,
+            "status": "PASS" if value <= goal else "MISS", "reason": reason}
+
+
+def evaluate_targets(results):
+    rewrite_ratios = [row["ratio"] for row in results["rewrite"] if row.get("ratio") is not None]
+    step_ratios = [row["ratio"] for row in results["step"]
+                   if row["config"] == "npu_mixed_float16" and row.get("ratio") is not None]
+    memory_ratios = [row["rss_ratio"] for row in results["step"]
+                     if row["config"] == "npu_mixed_float16" and row.get("rss_ratio") is not None]
+    overhead = results.get("overhead") or {}
+    parts = results["meta"].get("parts", ())
+    not_run = "not run (--only)"
+    return [
+        _verdict("rewrite", max(rewrite_ratios) if rewrite_ratios else None,
+                 None if rewrite_ratios else "no graph measured by both passes" if "rewrite" in parts else not_run),
+        _verdict("step", max(step_ratios) if step_ratios else None,
+                 None if step_ratios else "no emulated mixed_float16 step measured" if "step" in parts else not_run),
+        _verdict("overhead", overhead.get("overhead_us"), overhead.get("failure") or
+                 (None if "overhead" in parts else not_run)),
+        _verdict("memory", max(memory_ratios) if memory_ratios else None,
+                 None if memory_ratios else "no emulated mixed_float16 step measured" if "step" in parts
+                 else not_run),
+    ]
+
+
+def _fmt(value, spec=".3g", missing="-"):
+    return missing if value is None else format(value, spec)
+
+
+def _ms(seconds):
+    return None if seconds is None else seconds * 1e3
+
+
+def markdown(results):
+    meta = results["meta"]
+    env = meta.get("environment", {})
+    lines = [
+        f"# npu_bridge benchmarks ({meta['mode']} mode)",
+        "",
+        f"- date: {meta['date']}  ",
+        f"- TensorFlow {env.get('tensorflow', '?')}, numpy {env.get('numpy', '?')}, Python "
+        f"{env.get('python', '?')}  ",
+        f"- CPU: {meta['cpu_model']}, {env.get('cpu_count', '?')} logical cores; load average at start "
+        f"{meta['loadavg_start']}, at end {meta['loadavg_end']}  ",
+        f"- threads: TensorFlow defaults (intra_op={env.get('intra_op_threads')}, "
+        f"inter_op={env.get('inter_op_threads')}, 0 = one per core), oneDNN enabled: "
+        f"{env.get('onednn_enabled')}, environment: "
+        + ", ".join(f"{k}={v}" for k, v in (env.get("thread_env") or {}).items() if v is not None)
+        + (" (none set)" if not any((env.get("thread_env") or {}).values()) else "") + "  ",
+        f"- npu_bridge commit {meta.get('git_commit', '?')}; command `{meta['command']}`; "
+        f"total {meta.get('total_s', 0):.0f} s",
+        "",
+        "## Targets",
+        "",
+        "| target | goal | measured | verdict |",
+        "|---|---|---|---|",
+    ]
+    for target in results["targets"]:
+        measured = _fmt(target["value"]) + (f" {target['unit']}" if target["value"] is not None else "")
+        note = f" ({target['reason']})" if target.get("reason") else ""
+        lines.append(f"| {target['label']} | <= {target['goal']} {target['unit']} | {measured} | "
+                     f"{target['status']}{note} |")
+    parts = meta.get("parts", ())
+    if "rewrite" in parts:
+        lines += _rewrite_section(results)
+    if "step" in parts:
+        lines += _step_section(results)
+    if "overhead" in parts:
+        lines += _overhead_section(results)
+    if results.get("profiles"):
+        lines += ["", "## Profiles", ""] + [f"- [{p}]({p})" for p in results["profiles"]]
+    return "\n".join(lines) + "\n"
+
+
+def _rewrite_section(results):
+    lines = ["", "## a. Rewrite time: precision pass (mixed_float16) vs TF auto_mixed_precision_cpu", "",
+              "Training graphs (forward, gradients, Momentum, BN moving averages). TF time is the pass's own "
+              "time as grappler logs it (`TF_CPP_VMODULE=meta_optimizer=1`); ours is `rewrite(graph_def, "
+              "options)` wall time. Both: median of warm repeats.", "",
+              "| family | nodes | ours ms | ours nodes/s | TF ms | TF nodes/s | ours/TF | ours casts | TF casts | note |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for row in results["rewrite"]:
+        ours, peer = row["ours"], row["tf"]
+        lines.append(
+            f"| {row['family']} | {row['nodes']} | {_fmt(_ms(ours.get('median_s')))} | "
+            f"{_fmt(ours.get('nodes_per_s'), '.3g')} | {_fmt(_ms(peer.get('median_s')))} | "
+            f"{_fmt(peer.get('nodes_per_s'), '.3g')} | {_fmt(row.get('ratio'), '.2f')} | "
+            f"{_fmt(ours.get('n_casts'), 'd')} | {_fmt(peer.get('n_casts'), 'd')} | "
+            f"{'; '.join(x for x in (ours.get('error'), peer.get('error')) if x)} |")
+    scaling = results.get("scaling", {})
+    if scaling:
+        lines += ["", "Scaling exponent (slope of log time vs log nodes; 1 = linear):", ""]
+        for family, exps in scaling.items():
+            lines.append(f"- {family}: ours {_fmt(exps.get('ours'), '.2f')}, TF {_fmt(exps.get('tf'), '.2f')}")
+    if results.get("plot"):
+        lines += ["", f"Plot: [{results['plot']}]({results['plot']})"]
+    elif results.get("plot_skipped"):
+        lines += ["", f"Plot skipped: {results['plot_skipped']}"]
+    return lines
+
+
+def _step_section(results):
+    lines = ["", "## b./d. Step time and peak memory per training step", "",
+              "Each row is its own process. Ratios are against `plain_fp32` of the same model (same base "
+              "ConfigProto: remapping and memory optimization OFF). Peak RSS is `ru_maxrss` of that process; "
+              "'in session' is its growth after TensorFlow, npu_bridge and the graph were loaded. A `npu_*` row "
+              "counts only when the runtime's report proves the rewritten graph ran.", "",
+              "| model | nodes | config | step ms (median) | x plain | steps | first step s | peak RSS MB | "
+              "RSS x plain | in session MB | status |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in results["step"]:
+        status = row.get("failure") or row.get("emulation") or "ok"
+        lines.append(
+            f"| {row['model']} | {_fmt(row.get('nodes'), 'd')} | {row['config']} | {_fmt(_ms(row.get('median_s')))} | "
+            f"{_fmt(row.get('ratio'), '.2f')} | {_fmt(row.get('steps'), 'd')} | {_fmt(row.get('first_step_s'))} | "
+            f"{_fmt(row.get('peak_rss_mb'), '.0f')} | {_fmt(row.get('rss_ratio'), '.2f')} | "
+            f"{_fmt(_growth(row), '.0f')} | {status} |")
+    return lines
+
+
+def _growth(row):
+    if row.get("peak_rss_mb") is None or row.get("rss_before_session_mb") is None:
+        return None
+    return row["peak_rss_mb"] - row["rss_before_session_mb"]
+
+
+def _overhead_section(results):
+    overhead = results.get("overhead") or {}
+    lines = ["", "## c. Wrapper overhead (tiny graph, feed + fetch of 4 floats)", ""]
+    if overhead.get("failure"):
+        lines.append(f"Not measured: {overhead['failure']}")
+    else:
+        lines += ["| plain session us/run | emulated us/run | overhead us/run | plain session after "
+                  "`import npu_bridge` us/run |", "|---|---|---|---|",
+                  f"| {_fmt(overhead.get('plain_us'), '.1f')} | {_fmt(overhead.get('emulated_us'), '.1f')} | "
+                  f"{_fmt(overhead.get('overhead_us'), '.1f')} | {_fmt(overhead.get('plain_after_import_us'), '.1f')} |",
+                  "", f"Median of {overhead.get('repeats')} repeats of {overhead.get('runs')} runs; the "
+                  f"emulated session: {overhead.get('emulation')}"]
+    return lines
+
+
+def plot(results, path):
+    """PNG of rewrite time against graph size, one line per (pass, family); None when matplotlib is absent."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for family in sorted({row["family"] for row in results["rewrite"]}):
+        rows = [row for row in results["rewrite"] if row["family"] == family]
+        for side, style in (("ours", "-o"), ("tf", "--s")):
+            points = [(row["nodes"], row[side]["median_s"] * 1e3) for row in rows if row[side].get("median_s")]
+            if points:
+                axes.plot(*zip(*points), style, label=f"{'npu_bridge' if side == 'ours' else 'TF AMP cpu'} "
+                                                      f"{family}")
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("nodes in the training graph")
+    axes.set_ylabel("rewrite time (ms)")
+    axes.set_title(f"Precision rewrite scaling, TF {results['meta']['environment'].get('tensorflow')}")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def write_json(results, path):
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1, sort_keys=False)
+        f.write("\n")

@@ -1,0 +1,263 @@
+"""The benchmark command: `python -m benchmarks.run [--quick]` from the repository root.
+
+Measures in one run (a) rewrite time of our precision pass vs TensorFlow's auto_mixed_precision_cpu pass,
+(b) training-step time and (d) peak memory of the emulated session vs plain TensorFlow and TF's AMP session,
+(c) per-run overhead of the emulated session; prints the tables and PASS/MISS per target and writes
+benchmarks/results/<mode>-tf<version>.{json,md,png}. Every measurement runs in a child process (see child.py).
+"""
+import argparse
+import datetime
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchmarks import report
+from benchmarks.configs import CONFIGS
+from benchmarks.runner import REPO_ROOT, run_child
+
+SETTINGS = {
+    "quick": {
+        "rewrite_targets": [100, 500, 2000],
+        "rewrite_repeats": 3,
+        "step_models": {
+            "mlp": {"batch": 32, "hidden": 512},
+            "small_cnn": {"batch": 16},
+            "resnet50": {"batch": 2, "image": 64, "base_width": 16},
+        },
+        "step": {"warmup": 1, "min_steps": 3, "max_steps": 50, "budget_s": 1.0},
+        "overhead": {"runs": 300, "repeats": 5},
+        "timeout_s": 300,
+    },
+    "full": {
+        "rewrite_targets": [100, 500, 2000, 5000, 20000],
+        "rewrite_repeats": 5,
+        "step_models": {
+            "mlp": {"batch": 64, "hidden": 1024},
+            "small_cnn": {"batch": 32},
+            "resnet50": {"batch": 2, "image": 128, "base_width": 64},
+        },
+        "step": {"warmup": 2, "min_steps": 5, "max_steps": 200, "budget_s": 4.0},
+        "overhead": {"runs": 2000, "repeats": 9},
+        "timeout_s": 900,
+    },
+}
+PARTS = ("rewrite", "step", "overhead")
+TF_LOG_ENV = {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": "meta_optimizer=1"}
+
+
+def log(message):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def _side(outcome, path, nodes):
+    """Our or TF's measurement of one graph, or the reason there is none."""
+    if outcome.of_kind("unavailable"):
+        return {"error": "not available: " + outcome.of_kind("unavailable")[0]["reason"]}
+    found = [r for r in outcome.of_kind("rewrite") if r["path"] == path]
+    if found:
+        row = dict(found[0])
+        row.pop("kind")
+        row.pop("path")
+        if row.get("median_s"):
+            row["nodes_per_s"] = nodes / row["median_s"]
+        return row
+    unfinished = outcome.unfinished
+    if unfinished and unfinished["path"] == path:
+        return {"error": f"crashed: {outcome.failure}"}
+    if outcome.failure:
+        return {"error": f"not reached: child ended with {outcome.failure}"}
+    return {"error": "no result"}
+
+
+def bench_rewrite(settings, work_dir, results, profile_dir):
+    families = {family: settings["rewrite_targets"] for family in ("mlp_stack", "conv_bn_stack")}
+    log(f"building rewrite graphs {families}")
+    built = run_child("build_graphs", {"families": families, "out_dir": work_dir}, timeout_s=settings["timeout_s"])
+    if built.of_kind("environment"):
+        env = dict(built.of_kind("environment")[0])
+        env.pop("kind")
+        results["meta"]["environment"] = env
+    graphs = built.of_kind("graph")
+    if built.failure:
+        results["meta"]["problems"].append(f"building rewrite graphs: {built.failure}\n{built.stderr_tail}")
+    paths = [g["path"] for g in graphs]
+    spec = {"paths": paths, "repeats": settings["rewrite_repeats"], "mode": "mixed_float16"}
+    if profile_dir:
+        spec["profile_path"] = os.path.join(profile_dir, "profile-rewrite.txt")
+    log(f"timing our precision pass on {len(paths)} graphs")
+    ours = run_child("rewrite_ours", spec, timeout_s=settings["timeout_s"])
+    log("timing TensorFlow's auto_mixed_precision_cpu on the same graphs")
+    peer = run_child("rewrite_tf", {"paths": paths, "repeats": settings["rewrite_repeats"]},
+                     timeout_s=settings["timeout_s"], env=TF_LOG_ENV)
+    for graph in graphs:
+        row = {"family": graph["family"], "depth": graph["depth"], "nodes": graph["nodes"],
+               "ours": _side(ours, graph["path"], graph["nodes"]), "tf": _side(peer, graph["path"], graph["nodes"])}
+        if row["ours"].get("median_s") and row["tf"].get("median_s"):
+            row["ratio"] = row["ours"]["median_s"] / row["tf"]["median_s"]
+        results["rewrite"].append(row)
+    for outcome in (ours, peer):
+        if outcome.failure:
+            results["meta"]["problems"].append(f"{outcome.task}: {outcome.failure}\n{outcome.stderr_tail}")
+    if profile_dir and os.path.exists(spec.get("profile_path", "")):
+        results["profiles"].append(os.path.basename(spec["profile_path"]))
+    results["scaling"] = {
+        family: {side: report.scaling_exponent([(r["nodes"], r[side].get("median_s"))
+                                                for r in results["rewrite"] if r["family"] == family])
+                 for side in ("ours", "tf")}
+        for family in families}
+
+
+def bench_step(settings, results, profile_dir):
+    for model, size in settings["step_models"].items():
+        rows = []
+        for config in CONFIGS:
+            log(f"step time: {model} under {config}")
+            spec = {"model": model, "size": size, "config": config, **settings["step"]}
+            outcome = run_child("step", spec, timeout_s=settings["timeout_s"])
+            row = {"model": model, "config": config, "size": size}
+            if outcome.of_kind("step"):
+                row.update({k: v for k, v in outcome.of_kind("step")[0].items() if k != "kind"})
+            elif outcome.of_kind("start"):
+                row["nodes"] = outcome.of_kind("start")[0]["nodes"]
+            if outcome.failure:
+                row["failure"] = outcome.failure
+                row["stderr_tail"] = outcome.stderr_tail
+            rows.append(row)
+        plain = next((r for r in rows if r["config"] == "plain_fp32" and r.get("median_s")), None)
+        for row in rows:
+            if row.get("emulated") is False and not row.get("failure"):
+                row["failure"] = row["emulation"]
+            if plain and row.get("median_s") and row.get("emulated") is not False:
+                row["ratio"] = row["median_s"] / plain["median_s"]
+                row["rss_ratio"] = row["peak_rss_mb"] / plain["peak_rss_mb"]
+        results["step"].extend(rows)
+    if profile_dir:
+        _profile_step(settings, results, profile_dir)
+
+
+def _profile_step(settings, results, profile_dir):
+    """Profile the emulated mixed_float16 session on the model where it is slowest relative to plain."""
+    candidates = [r for r in results["step"] if r["config"] == "npu_mixed_float16" and r.get("ratio")]
+    if not candidates:
+        return
+    worst = max(candidates, key=lambda r: r["ratio"])
+    names = [f"profile-step-{worst['model']}-first.txt", f"profile-step-{worst['model']}-steps.txt"]
+    log(f"profiling the emulated mixed_float16 session on {worst['model']}")
+    outcome = run_child("step_profile", {"model": worst["model"], "size": worst["size"],
+                                         "config": "npu_mixed_float16", "steps": 10,
+                                         "first_path": os.path.join(profile_dir, names[0]),
+                                         "steps_path": os.path.join(profile_dir, names[1])},
+                        timeout_s=settings["timeout_s"])
+    if outcome.failure:
+        results["meta"]["problems"].append(f"step_profile: {outcome.failure}\n{outcome.stderr_tail}")
+    else:
+        results["profiles"].extend(names)
+
+
+def bench_overhead(settings, results):
+    measured = {}
+    for emulated in (False, True):
+        log(f"wrapper overhead: {'emulated' if emulated else 'plain'} session")
+        outcome = run_child("overhead", {"emulated": emulated, **settings["overhead"]},
+                            timeout_s=settings["timeout_s"])
+        if outcome.failure or not outcome.of_kind("overhead"):
+            results["overhead"] = {"failure": f"{'emulated' if emulated else 'plain'} run: {outcome.failure}",
+                                   "stderr_tail": outcome.stderr_tail}
+            return
+        measured[emulated] = outcome.of_kind("overhead")[0]
+        if emulated and not measured[emulated]["emulated_ok"]:
+            results["overhead"] = {"failure": measured[emulated]["emulation"]}
+            return
+    results["overhead"] = {
+        "plain_us": measured[False]["median_us"], "emulated_us": measured[True]["median_us"],
+        "overhead_us": measured[True]["median_us"] - measured[False]["median_us"],
+        "plain_after_import_us": measured[True].get("plain_after_import_us"),
+        "plain_samples_us": measured[False]["samples_us"], "emulated_samples_us": measured[True]["samples_us"],
+        "emulation": measured[True].get("emulation"), **settings["overhead"]}
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small graphs and models: < 3 minutes on 2 cores")
+    parser.add_argument("--only", action="append", choices=PARTS, help="run only this part (repeatable)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also write cProfile reports of our rewrite and of the emulated step to the results")
+    parser.add_argument("--out", default=os.path.join(REPO_ROOT, "benchmarks", "results"),
+                        help="results directory (default: benchmarks/results)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    settings = SETTINGS[mode]
+    parts = args.only or PARTS
+    os.makedirs(args.out, exist_ok=True)
+    started = time.perf_counter()
+    results = {
+        "meta": {"mode": mode, "parts": list(parts), "date": datetime.datetime.now(datetime.timezone.utc)
+                 .strftime("%Y-%m-%d %H:%M UTC"), "cpu_model": cpu_model(), "git_commit": git_commit(),
+                 "command": "python -m benchmarks.run " + shlex.join(argv if argv is not None else sys.argv[1:]),
+                 "loadavg_start": [round(x, 2) for x in os.getloadavg()], "settings": settings,
+                 "environment": {}, "problems": []},
+        "rewrite": [], "step": [], "overhead": None, "profiles": [],
+    }
+    profile_dir = args.out if args.profile else None
+    with tempfile.TemporaryDirectory(prefix="npu_bridge_bench_") as work_dir:
+        if "rewrite" in parts:
+            bench_rewrite(settings, work_dir, results, profile_dir)
+    if "step" in parts:
+        bench_step(settings, results, profile_dir)
+    if "overhead" in parts:
+        bench_overhead(settings, results)
+    if not results["meta"]["environment"]:
+        environment = run_child("build_graphs", {"families": {}, "out_dir": args.out}, timeout_s=120)
+        results["meta"]["environment"] = {k: v for k, v in (environment.of_kind("environment") or [{}])[0].items()
+                                          if k != "kind"}
+    results["meta"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    results["meta"]["total_s"] = time.perf_counter() - started
+    results["targets"] = report.evaluate_targets(results)
+    stem = os.path.join(args.out, f"{mode}-tf{results['meta']['environment'].get('tensorflow', 'unknown')}")
+    if results["rewrite"]:
+        plotted = report.plot(results, stem + ".png")
+        if plotted:
+            results["plot"] = os.path.basename(plotted)
+        else:
+            results["plot_skipped"] = "matplotlib is not installed"
+    report.write_json(results, stem + ".json")
+    text = report.markdown(results)
+    with open(stem + ".md", "w") as f:
+        f.write(text)
+    print(text)
+    for target in results["targets"]:
+        print(f"{target['status']:4}  {target['label']}: {report._fmt(target['value'])} "
+              f"(goal <= {target['goal']} {target['unit']})")
+    for problem in results["meta"]["problems"]:
+        log(f"problem: {problem}")
+    log(f"wrote {stem}.json and {stem}.md in {results['meta']['total_s']:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
