@@ -1,0 +1,212 @@
+"""Black/white/gray lists: the operator library's precision_reduce flags, edited by a modify_mixlist file.
+
+A modify_mixlist file moves op types between lists (ASCEND_BEHAVIOUR §3):
+
+    {"black-list": {"to-add": ["ReduceSumD"]}, "white-list": {"to-remove": ["Conv2D"]}}
+
+We parse and check it like the Ascend fusion engine (same structure rules, same legal combinations per op,
+same messages), then apply it the same way: removals first and only when the op's built-in list is the one
+named, then black additions, then white ones. Names that match no op type are silently dropped by the real
+engine; we warn, because a misspelt name (MatMu1V2) or a TensorFlow name (MatMul, Sum) is the usual reason a
+mixlist "does nothing".
+"""
+import json
+from enum import Enum
+
+from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.oplib import load_op_library
+from npu_bridge.core.options import config_warning
+from npu_bridge.core.tf_to_ir import ir_candidates, renamed_tf_types
+
+
+class ListName(str, Enum):
+    WHITE = "white"
+    BLACK = "black"
+    GRAY = "gray"
+
+
+_LISTS = ("black-list", "white-list", "gray-list")
+_ACTIONS = ("to-add", "to-remove")
+_LIST_OF_FLAG = {"true": ListName.WHITE, "false": ListName.BLACK, None: ListName.GRAY}
+
+# The only per-op combinations the fusion engine accepts (each a set of "<list>.<action>").
+_LEGAL = {frozenset(combo) for combo in (
+    ("black-list.to-remove",), ("white-list.to-remove",), ("gray-list.to-add",),
+    ("gray-list.to-add", "black-list.to-remove"), ("gray-list.to-add", "white-list.to-remove"),
+    ("white-list.to-add",), ("white-list.to-add", "gray-list.to-remove"),
+    ("white-list.to-add", "black-list.to-remove"),
+    ("black-list.to-add",), ("black-list.to-add", "gray-list.to-remove"),
+    ("black-list.to-add", "white-list.to-remove"),
+)}
+_ACTION_WORDS = {"black-list.to-add": "add black list", "white-list.to-add": "add white list",
+                 "gray-list.to-add": "add gray list", "black-list.to-remove": "remove black list",
+                 "white-list.to-remove": "remove white list", "gray-list.to-remove": "remove gray list"}
+
+
+def _read_text(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise NpuConfigError(f"modify_mixlist: cannot open file [{path}]: {reason}.") from None
+
+
+def _parse(path, text):
+    if not text.strip():
+        raise NpuConfigError(f"modify_mixlist: The file at path [{path}] is empty.")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        hint = ""
+        if "//" in text:
+            hint = (" JSON has no comments: remove the // comments (the documentation's example shows them, "
+                    "but the real parser rejects them too).")
+        raise NpuConfigError(
+            f"modify_mixlist [{path}]: The configuration file is not in JSON format or its content is invalid "
+            f"(line {err.lineno}, column {err.colno}: {err.msg}).{hint}") from None
+
+
+def _actions_per_op(path, data):
+    """{op type: set of "<list>.<action>"} with the parser's structure checks."""
+    if not isinstance(data, dict):
+        raise NpuConfigError(f"modify_mixlist [{path}]: Top level of json [{path}] should be an object with "
+                             "'gray-list', 'white-list' or 'black-list' keys.")
+    actions = {}
+    for list_key, body in data.items():
+        if list_key not in _LISTS:
+            raise NpuConfigError(f"modify_mixlist: Top level of json [{path}] should be 'gray-list' or "
+                                 f"'white-list' or 'black-list'. (found '{list_key}')")
+        if not isinstance(body, dict):
+            raise NpuConfigError(f"modify_mixlist [{path}]: '{list_key}' should be an object whose keys are "
+                                 "to-add and/or to-remove.")
+        for action_key, names in body.items():
+            if action_key not in _ACTIONS:
+                raise NpuConfigError(f"modify_mixlist [{path}]: second level key '{list_key}.{action_key}' "
+                                     "should be either to-add or to-remove.")
+            if not isinstance(names, list):
+                raise NpuConfigError(f"modify_mixlist [{path}]: '{list_key}.{action_key}': The third level of "
+                                     "the JSON should be an array.")
+            for name in names:
+                if not isinstance(name, str):
+                    raise NpuConfigError(f"modify_mixlist [{path}]: '{list_key}.{action_key}' holds {name!r}; "
+                                         "every entry must be an op type string such as \"MatMulV2\".")
+                actions.setdefault(name, set()).add(f"{list_key}.{action_key}")
+    return actions
+
+
+def _check_legal(path, actions):
+    for op_type, combo in actions.items():
+        if frozenset(combo) not in _LEGAL:
+            words = ", ".join(_ACTION_WORDS[a] for a in sorted(combo))
+            raise NpuConfigError(
+                f"modify_mixlist [{path}]: Operation <{words}> for op <{op_type}> is invalid. The mix list value "
+                f"of op type[{op_type}] is invalid: an op may be added to one list and removed from another, "
+                "never added to two lists or removed from two.")
+
+
+def _tf_name_note(name, library):
+    """" TF MatMul ops become Ascend IR type MatMulV2 on ascend910" when name is a renamed TF op type, else ""."""
+    if name not in renamed_tf_types():
+        return ""
+    preferred = (ir_candidates(name)[0], ir_candidates(name, True)[0])
+    irs = [ir for ir in dict.fromkeys(preferred) if ir in library.types]
+    if not irs or irs == [name]:
+        return ""
+    return f"TF {name} ops become Ascend IR type {' / '.join(irs)} on {library.soc}"
+
+
+def _warn_about_names(path, actions, library):
+    for name in actions:
+        note = _tf_name_note(name, library)
+        if note:
+            also = " (also an IR type of its own, which TF graphs do not produce)" if name in library.types else ""
+            config_warning(f"modify_mixlist [{path}]: '{name}' is a TensorFlow op type{also}: {note}; name that "
+                           "IR type to change them.", stacklevel=5)
+            continue
+        if name in library.types:
+            continue
+        closest = library.closest(name)
+        hint = ""
+        if closest:
+            closest_note = _tf_name_note(closest, library)
+            hint = f" Did you mean '{closest}'?" + (f" ({closest_note})" if closest_note else "")
+        config_warning(f"modify_mixlist [{path}]: op type '{name}' is not in the {library.soc} operator library, "
+                       f"so this entry has no effect (the real adapter ignores it silently).{hint}", stacklevel=5)
+
+
+def load_mixlist(path, library):
+    """{op type: frozenset of "<list>.<action>"} from a modify_mixlist file; raises NpuConfigError when bad."""
+    data = _parse(path, _read_text(path))
+    actions = _actions_per_op(path, data)
+    _check_legal(path, actions)
+    _warn_about_names(path, actions, library)
+    return {op_type: frozenset(combo) for op_type, combo in actions.items()}
+
+
+class PrecisionLists:
+    """Final list of every IR op type for one session, and why it is there."""
+
+    def __init__(self, library, mixlist=None, mixlist_path=None):
+        self.library = library
+        self.mixlist_path = mixlist_path
+        self._overrides = {}
+        for op_type, combo in (mixlist or {}).items():
+            self._apply(op_type, combo)
+
+    def _builtin(self, ir_type):
+        return _LIST_OF_FLAG[self.library.precision_reduce(ir_type)]
+
+    def _builtin_origin(self, ir_type):
+        flag = self.library.precision_reduce(ir_type)
+        if flag is not None:
+            return f"{self.library.describe()} precision_reduce={flag}"
+        if ir_type in self.library.types:
+            return f"{self.library.describe()}: no precision_reduce (gray)"
+        return f"not in the {self.library.describe()} library (gray)"
+
+    def _apply(self, op_type, combo):
+        builtin = self._builtin(op_type)
+        current, origin = builtin, None
+        for list_name in ListName:
+            if f"{list_name.value}-list.to-remove" not in combo:
+                continue
+            if builtin is list_name:
+                current, origin = ListName.GRAY, f"{list_name.value}-list.to-remove"
+            elif op_type in self.library.types:
+                config_warning(f"modify_mixlist [{self.mixlist_path}]: The remove list for op_type [{op_type}] "
+                               f"does not match the precision_reduce [{builtin.value}]: "
+                               f"{list_name.value}-list.to-remove has no effect.", stacklevel=6)
+        if "black-list.to-add" in combo:
+            current, origin = ListName.BLACK, "black-list.to-add"
+        elif "white-list.to-add" in combo:
+            current, origin = ListName.WHITE, "white-list.to-add"
+        elif "gray-list.to-add" in combo and origin is None:
+            config_warning(f"modify_mixlist [{self.mixlist_path}]: gray-list.to-add of '{op_type}' is accepted "
+                           f"but has no effect on the real engine; it stays {builtin.value}. Use "
+                           f"{builtin.value}-list.to-remove to make it gray.", stacklevel=6)
+        if origin is not None:
+            self._overrides[op_type] = (current, f"modify_mixlist {self.mixlist_path}: {origin}")
+
+    def list_of(self, ir_type):
+        if ir_type in self._overrides:
+            return self._overrides[ir_type][0]
+        return self._builtin(ir_type)
+
+    def origin(self, ir_type):
+        if ir_type in self._overrides:
+            return self._overrides[ir_type][1]
+        return self._builtin_origin(ir_type)
+
+    def members(self, list_name):
+        """Every op type of the library (plus mixlist-only names) that ends in list_name."""
+        names = self.library.types | set(self._overrides)
+        return frozenset(name for name in names if self.list_of(name) is ListName(list_name))
+
+
+def build_precision_lists(options):
+    """The lists a session uses: its soc's operator library plus its modify_mixlist file, if any."""
+    library = load_op_library(options.soc)
+    if options.modify_mixlist is None:
+        return PrecisionLists(library)
+    return PrecisionLists(library, load_mixlist(options.modify_mixlist, library), options.modify_mixlist)

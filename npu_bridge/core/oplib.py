@@ -1,0 +1,197 @@
+"""The operator information library: which IR op types exist on a soc, their precision_reduce flag, their dtypes.
+
+This is what makes an op white, black or gray. We read it the way the Ascend fusion engine does, so a user
+who edits the library (the documented, if discouraged, way of changing the lists) can do the same here:
+copy the tree, edit "precision_reduce", and point ASCEND_OPP_PATH at the copy.
+
+    $ASCEND_OPP_PATH/built-in/op_impl/ai_core/tbe/config/<soc>/aic-<soc>-ops-info*.json
+
+Every *.json file in the soc folder is loaded: files whose name contains "legacy" first, then shorter names
+first; an op type defined again in a later file replaces the earlier definition. Older CANN put the same
+folder under op_impl/built-in/ai_core/tbe/config; that layout is accepted too. Without ASCEND_OPP_PATH the
+libraries shipped in npu_bridge/core/opp are used (see tools/make_builtin_oplib.py for their provenance).
+"""
+import json
+import os
+import warnings
+from pathlib import Path
+
+from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
+
+BUILTIN_ROOT = Path(__file__).resolve().parent / "opp"
+_CONFIG_DIRS = (
+    Path("built-in", "op_impl", "ai_core", "tbe", "config"),
+    Path("op_impl", "built-in", "ai_core", "tbe", "config"),
+)
+# Ascend spellings of float dtypes -> the names OpLibrary answers with.
+_FLOAT_SPELLINGS = {"float": "float", "float32": "float", "fp32": "float", "float16": "float16", "fp16": "float16",
+                    "half": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16", "double": "double",
+                    "float64": "double"}
+
+
+class OpLibrary:
+    """One soc's operator library, merged from the JSON files of its folder."""
+
+    def __init__(self, soc, source, entries, builtin):
+        self.soc = soc
+        self.source = source
+        self.builtin = builtin
+        self.types = frozenset(entries)
+        self._flags = {}
+        self._float_dtypes = {}
+        for ir_type, entry in entries.items():
+            self._flags[ir_type] = _flag_of(ir_type, entry, source)
+            self._float_dtypes[ir_type] = _float_dtypes_of(entry)
+        self._by_lower = {name.lower(): name for name in self.types}
+
+    def __repr__(self):
+        return f"OpLibrary({self.soc!r}, {len(self.types)} op types from {self.source})"
+
+    def describe(self):
+        """How reasons name this library: "built-in ascend910" or "ascend910 library in /path"."""
+        return f"built-in {self.soc}" if self.builtin else f"{self.soc} library in {self.source}"
+
+    def precision_reduce(self, ir_type):
+        """"true" (white), "false" (black) or None (no flag: gray, or not in the library)."""
+        return self._flags.get(ir_type)
+
+    def declared_float_dtypes(self, ir_type):
+        """Float dtypes the op declares ({"float", "float16", "bfloat16", "double"}); None if it declares none."""
+        return self._float_dtypes.get(ir_type)
+
+    def supports(self, ir_type, dtype):
+        """Whether the op's kernel takes this float dtype. Undeclared (dynamicFormat) and unknown ops: yes."""
+        declared = self._float_dtypes.get(ir_type)
+        if declared is None:
+            return True
+        return _FLOAT_SPELLINGS.get(dtype, dtype) in declared
+
+    def closest(self, name):
+        """The known IR type nearest to name (case-insensitive, then edit distance), or None if none is close."""
+        if name in self.types:
+            return name
+        lowered = name.lower()
+        if lowered in self._by_lower:
+            return self._by_lower[lowered]
+        budget = max(1, len(name) // 4)
+        best, best_distance = None, budget + 1
+        for candidate_lower, candidate in sorted(self._by_lower.items()):
+            if abs(len(candidate_lower) - len(lowered)) > budget:
+                continue
+            distance = _edit_distance(lowered, candidate_lower)
+            if distance < best_distance:
+                best, best_distance = candidate, distance
+        return best
+
+
+def _edit_distance(a, b):
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i]
+        for j, char_b in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
+        previous = current
+    return previous[-1]
+
+
+def _flag_of(ir_type, entry, source):
+    flag = entry.get("precision_reduce", {}).get("flag") if isinstance(entry.get("precision_reduce"), dict) else None
+    if flag is None or flag in ("true", "false"):
+        return flag
+    message = (f"operator library {source}: {ir_type}.precision_reduce.flag is {flag!r}; only \"true\" and "
+               "\"false\" mean anything to the Ascend fusion engine, so the op is gray")
+    warnings.warn(message, NpuConfigWarning, stacklevel=4)
+    return None
+
+
+def _float_dtypes_of(entry):
+    declared = False
+    found = set()
+    for key, port in entry.items():
+        if not (key.startswith("input") or key.startswith("output")) or not isinstance(port, dict):
+            continue
+        if "dtype" not in port:
+            continue
+        declared = True
+        for token in str(port["dtype"]).split(","):
+            spelled = _FLOAT_SPELLINGS.get(token.strip().lower())
+            if spelled:
+                found.add(spelled)
+    return frozenset(found) if declared else None
+
+
+def _file_order(path):
+    return ("legacy" not in path.name, len(path.name), path.name)
+
+
+def _soc_folder(root, soc):
+    for config in _CONFIG_DIRS:
+        folder = Path(root) / config / soc
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def available_socs(root):
+    """Soc folders that exist under an OPP root."""
+    found = set()
+    for config in _CONFIG_DIRS:
+        folder = Path(root) / config
+        if folder.is_dir():
+            found.update(child.name for child in folder.iterdir() if child.is_dir() and any(child.glob("*.json")))
+    return sorted(found)
+
+
+def _read_json(path):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise NpuConfigError(f"operator library file {path} cannot be read: {err}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise NpuConfigError(
+            f"operator library file {path} is not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
+        ) from None
+    if not isinstance(data, dict) or not all(isinstance(value, dict) for value in data.values()):
+        raise NpuConfigError(
+            f"operator library file {path} must be one JSON object mapping each op type to an object "
+            '(e.g. {"MatMulV2": {"precision_reduce": {"flag": "true"}, ...}})'
+        )
+    return data
+
+
+_cache = {}
+
+
+def load_op_library(soc, opp_path=None):
+    """The operator library of a soc folder name, from opp_path, else $ASCEND_OPP_PATH, else the built-in copy.
+
+    Cached per (root, soc, file names and modification times), so an edited library is picked up.
+    """
+    root = opp_path or os.environ.get("ASCEND_OPP_PATH") or None
+    builtin = root is None
+    root = Path(root) if root else BUILTIN_ROOT
+    folder = _soc_folder(root, soc)
+    if folder is None:
+        available = available_socs(root)
+        if builtin:
+            raise NpuConfigError(
+                f"npu_bridge has no built-in operator library for soc '{soc}'; built-in libraries: "
+                f"{', '.join(available)}. Choose one of those (soc_config / NPU_BRIDGE_SOC) or set ASCEND_OPP_PATH "
+                f"to an OPP root that has built-in/op_impl/ai_core/tbe/config/{soc}/aic-{soc}-ops-info.json."
+            )
+        raise NpuConfigError(
+            f"ASCEND_OPP_PATH {root} has no operator library folder for soc '{soc}' (looked for "
+            f"{root / _CONFIG_DIRS[0] / soc}); socs found there: {', '.join(available) or 'none'}."
+        )
+    files = sorted(folder.glob("*.json"), key=_file_order)
+    if not files:
+        raise NpuConfigError(f"operator library folder {folder} has no *.json file for soc '{soc}'.")
+    key = (str(root), soc, tuple((path.name, path.stat().st_mtime_ns, path.stat().st_size) for path in files))
+    if key not in _cache:
+        entries = {}
+        for path in files:
+            entries.update(_read_json(path))
+        _cache[key] = OpLibrary(soc, str(folder), entries, builtin)
+    return _cache[key]

@@ -1,0 +1,132 @@
+"""Soc name resolution/capabilities and the TF -> Ascend IR mapping."""
+import pytest
+
+from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.oplib import load_op_library
+from npu_bridge.core.soc import KNOWN_SOCS, resolve_soc, selected_soc, soc_info
+from npu_bridge.core.tf_to_ir import CUBE_IR_TYPES, ir_candidates, is_cube, renamed_tf_types, tf_types_for_ir
+
+
+@pytest.mark.parametrize("spelling, folder", [
+    ("Ascend910A", "ascend910"), ("Ascend910ProA", "ascend910"), ("Ascend910ProB", "ascend910"),
+    ("Ascend910PremiumA", "ascend910"), ("ascend910", "ascend910"), ("ASCEND910", "ascend910"),
+    ("Ascend910B1", "ascend910b"), ("Ascend910B2C", "ascend910b"), ("Ascend910B3", "ascend910b"),
+    ("Ascend910B4", "ascend910b"), ("ascend910b", "ascend910b"), ("Ascend910B", "ascend910b"),
+    ("Ascend910_9391", "ascend910_93"), ("Ascend910_9372", "ascend910_93"), ("ascend910_93", "ascend910_93"),
+    ("Ascend310P3", "ascend310p"), ("Ascend310P1", "ascend310p"), ("ascend310p", "ascend310p"),
+    ("Ascend310", "ascend310"), ("Ascend310B1", "ascend310b"), (b"Ascend910A", "ascend910"),
+    (" Ascend910B3 ", "ascend910b"),
+])
+def test_resolve_soc_accepts_cann_versions_and_folder_names(spelling, folder):
+    assert resolve_soc(spelling) == folder
+
+
+def test_unknown_soc_lists_the_known_ones():
+    with pytest.raises(NpuConfigError) as info:
+        resolve_soc("Ascend920")
+    for name in KNOWN_SOCS:
+        assert name in str(info.value)
+    assert "Ascend920" in str(info.value)
+
+
+def test_capabilities_per_generation():
+    assert soc_info("Ascend910A") == soc_info("ascend910")
+    first_gen, a2, a3, inference = (soc_info(n) for n in ("ascend910", "ascend910b", "ascend910_93", "ascend310p"))
+    assert (first_gen.supports_bf16, first_gen.saturation_mode) == (False, True)
+    assert (a2.supports_bf16, a2.saturation_mode) == (True, False)
+    assert (a3.supports_bf16, a3.saturation_mode) == (True, False)
+    assert inference.supports_bf16 is False
+    assert a2.name == "ascend910b"
+
+
+def test_selected_soc_order(monkeypatch):
+    monkeypatch.delenv("NPU_BRIDGE_SOC", raising=False)
+    assert selected_soc(None) == "ascend910"
+    monkeypatch.setenv("NPU_BRIDGE_SOC", "Ascend910B2")
+    assert selected_soc(None) == "ascend910b"
+    assert selected_soc("Ascend910ProA") == "ascend910"
+    monkeypatch.setenv("NPU_BRIDGE_SOC", "nonsense")
+    with pytest.raises(NpuConfigError, match="NPU_BRIDGE_SOC"):
+        selected_soc(None)
+
+
+def test_cube_types_are_exactly_the_fe_list():
+    assert len(CUBE_IR_TYPES) == 27
+    for name in ("MatMulV2", "BatchMatMulV2", "Conv2DBackpropInputD", "DepthwiseConv2DBackpropFilterD",
+                 "Conv3DBackpropFilter", "Deconvolution", "GEMM", "FullyConnection", "Conv2DCompress"):
+        assert is_cube(name)
+    for name in ("MatMulV3", "BatchMatMulV3", "Add", "ReduceSumD", "SoftmaxV2", "matmulv2"):
+        assert not is_cube(name)
+
+
+@pytest.mark.parametrize("tf_type, const_axis, expected", [
+    ("MatMul", False, ("MatMulV2", "MatMul")),
+    ("BatchMatMul", False, ("BatchMatMul",)),
+    ("BatchMatMulV2", False, ("BatchMatMulV2",)),
+    ("BatchMatMulV3", False, ("BatchMatMulV3", "BatchMatMulV2")),
+    ("Softmax", False, ("SoftmaxV2",)),
+    ("LogSoftmax", False, ("LogSoftmaxV2",)),
+    ("Sum", True, ("ReduceSumD", "ReduceSum")),
+    ("Sum", False, ("ReduceSum", "ReduceSumD")),
+    ("Mean", True, ("ReduceMeanD", "ReduceMean")),
+    ("Prod", True, ("ReduceProdD", "ReduceProd")),
+    ("Max", True, ("ReduceMaxD", "ReduceMax")),
+    ("Min", False, ("ReduceMin", "ReduceMinD")),
+    ("All", True, ("ReduceAllD", "ReduceAll")),
+    ("Any", True, ("ReduceAnyD", "ReduceAny")),
+    ("ArgMax", True, ("ArgMaxD", "ArgMaxV2")),
+    ("StridedSlice", True, ("StridedSliceD", "StridedSlice")),
+    ("GatherV2", True, ("GatherV2D", "GatherV2")),
+    ("ConcatV2", True, ("ConcatV2D", "ConcatV2")),
+    ("Split", True, ("SplitD", "Split")),
+    ("SplitV", True, ("SplitVD", "SplitV")),
+    ("Transpose", True, ("TransposeD", "Transpose")),
+    ("Pad", True, ("PadD", "Pad")),
+    ("Tile", True, ("TileD", "Tile")),
+    ("OneHot", True, ("OneHotD", "OneHot")),
+    ("Conv2DBackpropInput", True, ("Conv2DBackpropInputD", "Conv2DBackpropInput")),
+    ("Conv2DBackpropFilter", True, ("Conv2DBackpropFilterD", "Conv2DBackpropFilter")),
+    ("DepthwiseConv2dNative", False, ("DepthwiseConv2D",)),
+    ("DepthwiseConv2dNativeBackpropInput", True, ("DepthwiseConv2DBackpropInputD", "DepthwiseConv2DBackpropInput")),
+    ("DepthwiseConv2dNativeBackpropFilter", True,
+     ("DepthwiseConv2DBackpropFilterD", "DepthwiseConv2DBackpropFilter")),
+    ("ApplyAdam", False, ("ApplyAdamD", "ApplyAdam")),
+    ("ResourceApplyAdam", False, ("ApplyAdamD", "ApplyAdam")),
+    ("ApplyMomentum", False, ("ApplyMomentumD", "ApplyMomentum")),
+    ("ResourceApplyMomentum", False, ("ApplyMomentumD", "ApplyMomentum")),
+    ("ResourceApplyGradientDescent", False, ("ApplyGradientDescent",)),
+    ("AddV2", False, ("Add", "AddV2")),
+    ("BiasAddV1", False, ("BiasAdd",)),
+    ("ReluGrad", False, ("ReluGrad", "ReluGradV2")),
+    ("Relu6", False, ("Relu6",)),
+    ("BiasAdd", False, ("BiasAdd",)),
+    ("Cast", False, ("Cast",)),
+    ("SomeCustomOp", False, ("SomeCustomOp",)),
+])
+def test_ir_candidates(tf_type, const_axis, expected):
+    assert ir_candidates(tf_type, const_axis) == expected
+
+
+def test_batch_norm_splits_in_training():
+    for tf_type in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
+        assert ir_candidates(tf_type) == ("BatchNorm",)
+        assert set(ir_candidates(tf_type, is_training=True)) == {"BNTrainingReduce", "BNTrainingUpdate", "BatchNorm"}
+    grad = ir_candidates("FusedBatchNormGradV3", is_training=True)
+    assert grad[:2] == ("BNTrainingUpdateGrad", "BNTrainingReduceGrad")
+    assert ir_candidates("FusedBatchNormGradV3") == ("BatchNormGrad",)
+
+
+def test_every_candidate_of_a_renamed_op_that_910_has_is_found():
+    """Each mapping reaches an op type the real 910 library has (otherwise the mapping is a typo)."""
+    library = load_op_library("ascend910")
+    missing = [t for t in renamed_tf_types()
+               if not any(ir in library.types for ir in ir_candidates(t) + ir_candidates(t, True)
+                          + ir_candidates(t, is_training=True))]
+    assert missing == []
+
+
+def test_reverse_map():
+    assert tf_types_for_ir("ReduceSumD") == ("Sum",)
+    assert "ResourceApplyAdam" in tf_types_for_ir("ApplyAdamD")
+    assert "MatMul" in tf_types_for_ir("MatMulV2")
+    assert tf_types_for_ir("Relu") == ()
