@@ -1,0 +1,60 @@
+"""NPUEstimator and NPUEstimatorSpec (TensorFlow <= 2.15, the last release with tf.estimator).
+
+NPUEstimator is a tf.estimator.Estimator that insists on an NPURunConfig (whose session_config carries the
+NpuOptimizer options, so every session the Estimator opens is emulated) and converts NPUEstimatorSpec results
+of the model_fn. With iterations_per_loop > 1 the training op becomes an IterationOp, so one session run
+executes that many steps, as on the NPU. On later TensorFlow both raise EstimatorUnavailableError.
+"""
+import inspect
+
+import tensorflow.compat.v1 as tf
+from tensorflow.core.framework import attr_value_pb2
+
+from npu_bridge.estimator.npu.estimator_support import ESTIMATOR, require_estimator
+from npu_bridge.estimator.npu.npu_config import NPURunConfig
+from npu_bridge.estimator.npu.util import ITERATIONS_PER_LOOP_ATTR
+
+
+class NPUEstimatorSpec(ESTIMATOR.EstimatorSpec if ESTIMATOR is not None else object):
+    """EstimatorSpec returned by NPU model_fns; same fields as tf.estimator.EstimatorSpec."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None, export_outputs=None,
+                training_chief_hooks=None, training_hooks=None, scaffold=None, evaluation_hooks=None,
+                prediction_hooks=None):
+        require_estimator("NPUEstimatorSpec")
+        return super().__new__(cls, mode=mode, predictions=predictions, loss=loss, train_op=train_op,
+                               eval_metric_ops=eval_metric_ops, export_outputs=export_outputs,
+                               training_chief_hooks=training_chief_hooks, training_hooks=training_hooks,
+                               scaffold=scaffold, evaluation_hooks=evaluation_hooks,
+                               prediction_hooks=prediction_hooks)
+
+
+def _loop_train_op(spec, iterations_per_loop):
+    """The spec with its train_op wrapped in an IterationOp that runs `iterations_per_loop` steps per run."""
+    with tf.control_dependencies([spec.train_op]):
+        iteration_op = tf.group(spec.train_op, name="IterationOp")
+    iteration_op._set_attr(ITERATIONS_PER_LOOP_ATTR, attr_value_pb2.AttrValue(i=iterations_per_loop))
+    return spec._replace(train_op=iteration_op)
+
+
+class NPUEstimator(ESTIMATOR.Estimator if ESTIMATOR is not None else object):
+    """tf.estimator.Estimator whose sessions run on the emulated NPU; `config` must be an NPURunConfig."""
+
+    def __init__(self, model_fn, model_dir=None, config=None, params=None, job_start_file="",
+                 warm_start_from=None):
+        require_estimator("NPUEstimator")
+        if not isinstance(config, NPURunConfig):
+            raise ValueError(f"NPUEstimator: config must be an NPURunConfig, got {type(config).__name__}")
+        iterations_per_loop = config.iterations_per_loop
+
+        accepted = inspect.signature(model_fn).parameters
+
+        def npu_model_fn(features, labels, mode, params, config):
+            offered = {"features": features, "labels": labels, "mode": mode, "params": params, "config": config}
+            spec = model_fn(**{name: value for name, value in offered.items() if name in accepted})
+            if mode == ESTIMATOR.ModeKeys.TRAIN and iterations_per_loop > 1:
+                spec = _loop_train_op(spec, iterations_per_loop)
+            return spec
+
+        super().__init__(model_fn=npu_model_fn, model_dir=model_dir, config=config, params=params,
+                         warm_start_from=warm_start_from)

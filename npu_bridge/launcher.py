@@ -1,0 +1,148 @@
+"""npu-run / `python -m npu_bridge`: run an unmodified TF1-style script on TensorFlow 2.x.
+
+Ported Ascend scripts are TF1 code: `import tensorflow as tf`, then tf.ConfigProto, tf.Session, tf.placeholder,
+tf.layers, tf.train.*. The launcher makes that run as written:
+
+- TF2 behaviour is turned off (graph mode, ref variables, v1 control flow), as conftest does for tests.
+- `import tensorflow` in the user's own code (the script and the modules beside it) yields the tf.compat.v1 API,
+  falling back to the full package for anything v1 lacks; `tensorflow.keras...` imports resolve to the v1 Keras
+  API. Every other importer (TensorFlow itself, Keras, npu_bridge, other libraries) gets the real package, and
+  `tensorflow.python.*` / `tensorflow.core.*` import as usual.
+- On TF >= 2.16 tf.layers and tf.nn.rnn_cell live in tf_keras and need TF_USE_LEGACY_KERAS=1 before Keras is
+  first touched: the launcher sets it (unless the user already chose) when tf_keras is installed.
+- argv, __name__ == "__main__", __file__, sys.path[0] (the script's folder), the exit code and the traceback
+  (starting at the script's own frame) are those of `python script.py`.
+
+Nothing wraps sess.run: after start-up the script runs at the speed it would without the launcher.
+"""
+import builtins
+import importlib.util
+import io
+import os
+import sys
+import sysconfig
+import types
+
+USAGE = "usage: npu-run script.py [args ...]   (or: python -m npu_bridge script.py [args ...])"
+
+
+def _library_dirs():
+    """Folders whose modules are libraries, not user code: the standard library, site-packages, npu_bridge."""
+    paths = sysconfig.get_paths()
+    dirs = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    dirs.add(os.path.dirname(os.path.abspath(__file__)))
+    return tuple(os.path.realpath(d) + os.sep for d in dirs)
+
+
+def _tf1_module(v1, full):
+    """A module named `tensorflow` exposing tf.compat.v1, with the full package behind it for the rest."""
+    module = types.ModuleType("tensorflow", v1.__doc__)
+
+    def __getattr__(name):
+        try:
+            value = getattr(v1, name)
+        except AttributeError:
+            value = getattr(full, name)
+        setattr(module, name, value)
+        return value
+
+    module.__getattr__ = __getattr__
+    module.__dir__ = lambda: sorted(set(dir(v1)))
+    module.__file__ = full.__file__
+    module.__version__ = full.__version__
+    return module
+
+
+class _UserCodeImports:
+    """builtins.__import__ replacement routing the user's `import tensorflow` to the TF1 API."""
+
+    def __init__(self, tf1, v1):
+        self._original = builtins.__import__
+        self._tf1 = tf1
+        self._v1 = v1
+        self._library_dirs = _library_dirs()
+        self._is_user_file = {}
+
+    def install(self):
+        builtins.__import__ = self
+
+    def _from_user_code(self, importer_globals):
+        if not importer_globals:
+            return False
+        filename = importer_globals.get("__file__")
+        if filename is None:
+            return importer_globals.get("__name__") == "__main__"
+        known = self._is_user_file.get(filename)
+        if known is None:
+            known = not os.path.realpath(filename).startswith(self._library_dirs)
+            self._is_user_file[filename] = known
+        return known
+
+    def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
+        if level or not name.startswith("tensorflow") or not self._from_user_code(globals):
+            return self._original(name, globals, locals, fromlist, level)
+        if name == "tensorflow":
+            self._original(name, globals, locals, fromlist, level)
+            return self._tf1
+        if name == "tensorflow.keras" or name.startswith("tensorflow.keras."):
+            getattr(self._v1.keras, "__name__")  # resolve the lazily loaded v1 Keras before importing below it
+            module = self._original("tensorflow.compat.v1" + name[len("tensorflow"):], globals, locals, fromlist)
+            return module if fromlist else self._tf1
+        return self._original(name, globals, locals, fromlist, level)
+
+
+def _prepare_tensorflow():
+    """Import TensorFlow the way TF1 scripts need it and route the user's `import tensorflow` to tf.compat.v1."""
+    if importlib.util.find_spec("tf_keras") is not None:
+        os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+    import tensorflow
+
+    tensorflow.compat.v1.disable_v2_behavior()
+    v1 = tensorflow.compat.v1
+    _UserCodeImports(_tf1_module(v1, tensorflow), v1).install()
+
+
+def _report_exception(error, script_path):
+    """Hand the exception to sys.excepthook with the traceback starting at the script, as `python script` shows it."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != script_path:
+        tb = tb.tb_next
+    if tb is None and not isinstance(error, SyntaxError):
+        tb = error.__traceback__
+    sys.excepthook(type(error), error.with_traceback(tb), tb)
+
+
+def _run_script(script, args):
+    script_path = os.path.abspath(script)
+    with io.open_code(script_path) as source_file:
+        source = source_file.read()
+    main_module = types.ModuleType("__main__")
+    main_module.__file__ = script_path
+    main_module.__builtins__ = builtins
+    main_module.__spec__ = None
+    sys.modules["__main__"] = main_module
+    sys.argv = [script, *args]
+    sys.path[0] = os.path.dirname(os.path.realpath(script_path))
+    try:
+        code = compile(source, script_path, "exec")
+        exec(code, main_module.__dict__)
+    except SystemExit:
+        raise
+    except Exception as error:
+        _report_exception(error, script_path)
+        return 1
+    return 0
+
+
+def main(argv=None):
+    """Entry point of `npu-run script.py [args ...]`; returns the exit code of the script."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(USAGE, file=sys.stdout if args else sys.stderr)
+        return 0 if args else 2
+    script = args[0]
+    if not os.path.isfile(script):
+        print(f"npu-run: can't open file {script!r}: [Errno 2] No such file or directory", file=sys.stderr)
+        return 2
+    _prepare_tensorflow()
+    return _run_script(script, args[1:])

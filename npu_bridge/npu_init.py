@@ -1,0 +1,126 @@
+"""`from npu_bridge.npu_init import *`: the one import 3,000+ ported Ascend scripts start with.
+
+Like the real module it has no __all__: every public name is exported, including `tf` (the tf.compat.v1 API,
+which scripts use after nothing but the star import), `os`, `RewriterConfig`, `config_pb2` and
+`rewriter_config_pb2`. The helpers below are the ones the Ascend migration tool writes into scripts; each
+fills in the NpuOptimizer entry of a session config so the session runs on the emulated NPU.
+"""
+import importlib as _importlib
+import os
+
+import tensorflow.compat.v1 as tf
+from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+from tensorflow.python.client import session
+from tensorflow.python.training import session_run_hook
+
+from npu_bridge.estimator import npu_ops
+from npu_bridge.estimator.npu import npu_plugin, npu_scope, npu_unary_ops, util
+from npu_bridge.estimator.npu.estimator_support import require_estimator as _require_estimator
+from npu_bridge.estimator.npu.npu_config import DumpConfig, NPURunConfig, ProfilingConfig
+from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+from npu_bridge.estimator.npu.npu_hook import NPUBroadcastGlobalVariablesHook
+from npu_bridge.estimator.npu.npu_loss_scale_manager import (
+    ExponentialUpdateLossScaleManager,
+    FixedLossScaleManager,
+)
+from npu_bridge.estimator.npu.npu_loss_scale_optimizer import NPULossScaleOptimizer
+from npu_bridge.estimator.npu.npu_optimizer import (
+    NPUDistributedOptimizer,
+    NPUOptimizer,
+    npu_distributed_optimizer_wrapper,
+)
+from npu_bridge.hccl import get_local_rank_id, get_local_rank_size, get_rank_id, get_rank_size, hccl_ops
+
+
+def npu_config_proto(config_proto=None):
+    """Add the NpuOptimizer entry to `config_proto` (a new ConfigProto if None) and return it.
+
+    As the real helper: remapping is always turned off, memory_optimization only when the entry had to be
+    created, soft placement is allowed, device-placement logging and XLA JIT are off.
+    """
+    if not isinstance(config_proto, config_pb2.ConfigProto):
+        config_proto = config_pb2.ConfigProto()
+    rewrite_options = config_proto.graph_options.rewrite_options
+    if not any(entry.name == "NpuOptimizer" for entry in rewrite_options.custom_optimizers):
+        custom_op = rewrite_options.custom_optimizers.add(name="NpuOptimizer")
+        custom_op.parameter_map["use_off_line"].b = True
+        rewrite_options.memory_optimization = RewriterConfig.OFF
+    rewrite_options.remapping = RewriterConfig.OFF
+    config_proto.allow_soft_placement = True
+    config_proto.log_device_placement = False
+    config_proto.graph_options.optimizer_options.global_jit_level = config_pb2.OptimizerOptions.OFF
+    return config_proto
+
+
+def npu_session_config_init(session_config=None):
+    """Older adapters' name for npu_config_proto."""
+    return npu_config_proto(session_config)
+
+
+def npu_run_config_init(run_config=None):
+    """Put the NpuOptimizer entry into an Estimator RunConfig's session_config (a new RunConfig if None)."""
+    estimator = _require_estimator("npu_run_config_init")
+    if not isinstance(run_config, estimator.RunConfig):
+        run_config = estimator.RunConfig()
+    run_config.__dict__["_session_config"] = npu_config_proto(run_config.session_config)
+    return run_config
+
+
+def npu_hooks_append(hooks_list=()):
+    """`hooks_list` plus the hook that broadcasts rank 0's variables (nothing to send on one rank)."""
+    hooks = list(hooks_list) if isinstance(hooks_list, (list, tuple)) else []
+    hooks.append(NPUBroadcastGlobalVariablesHook(0, get_rank_id()))
+    return hooks
+
+
+def npu_tf_optimizer(opt):
+    """The migration tool's wrapper for tf.train optimizers: NPUDistributedOptimizer(opt)."""
+    return NPUDistributedOptimizer(opt)
+
+
+def _keras_v1_backend():
+    """The Keras 2 backend whose session TF1 Keras code uses (tf_keras on TF >= 2.16, bundled Keras on 2.15)."""
+    major, minor = (int(part) for part in tf.__version__.split(".")[:2])
+    if (major, minor) < (2, 16):
+        return tf.keras.backend
+    return _importlib.import_module("tf_keras.api._v1.keras.backend")
+
+
+def set_keras_session_npu_config(config=None):
+    """Open a session with the NpuOptimizer config, make it Keras' session and return it."""
+    sess = session.Session(config=npu_config_proto(config))
+    _keras_v1_backend().set_session(sess)
+    return sess
+
+
+def init_resource(config=None):
+    """Open the NPU session and initialize the device: returns (sess, shutdown_op) as the real helper does."""
+    sess = session.Session(config=npu_config_proto(config))
+    sess.run(npu_ops.initialize_system())
+    return sess, npu_ops.shutdown_system()
+
+
+def shutdown_resource(sess, npu_shutdown):
+    """Run the shutdown op returned by init_resource."""
+    sess.run(npu_shutdown)
+
+
+def close_session(sess):
+    sess.close()
+
+
+def get_npu_rank_id():
+    return get_rank_id()
+
+
+def get_npu_local_rank_id():
+    return get_local_rank_id()
+
+
+def get_npu_rank_size():
+    return get_rank_size()
+
+
+def get_npu_local_rank_size():
+    return get_local_rank_size()
