@@ -13,10 +13,10 @@ libraries shipped in npu_bridge/core/opp are used (see tools/make_builtin_oplib.
 """
 import json
 import os
-import warnings
 from pathlib import Path
 
-from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
+from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.options import config_warning
 
 BUILTIN_ROOT = Path(__file__).resolve().parent / "opp"
 _CONFIG_DIRS = (
@@ -100,7 +100,7 @@ def _flag_of(ir_type, entry, source):
         return flag
     message = (f"operator library {source}: {ir_type}.precision_reduce.flag is {flag!r}; only \"true\" and "
                "\"false\" mean anything to the Ascend fusion engine, so the op is gray")
-    warnings.warn(message, NpuConfigWarning, stacklevel=4)
+    config_warning(message, stacklevel=6)
     return None
 
 

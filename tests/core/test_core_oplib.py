@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
 from npu_bridge.core.oplib import BUILTIN_ROOT, load_op_library
 
 REPO = Path(__file__).resolve().parents[2]
@@ -162,7 +162,7 @@ def test_unknown_flag_value_warns_and_is_gray(tmp_path):
     folder = tmp_path / CONFIG / "ascend910"
     folder.mkdir(parents=True)
     (folder / "a.json").write_text(json.dumps({"Foo": {"precision_reduce": {"flag": "True"}}}))
-    with pytest.warns(UserWarning, match="only \"true\" and \"false\""):
+    with pytest.warns(NpuConfigWarning, match="only \"true\" and \"false\""):
         library = load_op_library("ascend910", str(tmp_path))
     assert library.precision_reduce("Foo") is None
 

@@ -254,6 +254,17 @@ def test_options_are_immutable():
         opts.raw["x"] = 1
 
 
+def test_file_options_are_kept_and_empty_means_unset():
+    opts = options(customize_dtypes="/tmp/c.cfg", precision_mode="allow_mix_precision", modify_mixlist="/tmp/m.json")
+    assert opts.customize_dtypes == "/tmp/c.cfg" and opts.modify_mixlist == "/tmp/m.json"
+    assert options(customize_dtypes="").customize_dtypes is None
+
+
+def test_unknown_soc_config():
+    with pytest.raises(NpuConfigError, match="soc_config value 'Ascend999'"):
+        options(soc_config="Ascend999")
+
+
 def test_plain_python_parameter_map():
     opts = options_from_parameter_map({"precision_mode": "force_fp32", "iterations_per_loop": 5,
                                        "use_off_line": True})
