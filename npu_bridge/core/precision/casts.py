@@ -88,20 +88,32 @@ class CastBuilder:
             attrs[MARKER_OUT].list.type.extend(outs)
 
     def _locate_outputs(self, node):
+        """Record the logical dtype and location of every output the plan changes (others stay implicit)."""
         plan = self.plans[node.name]
+        if not plan.changes and not (plan.out_logical and plan.marker != "rewritten"):
+            return
         sig = self.signatures[node.name]
-        marked = plan.marker == "rewritten"
         for index, port in enumerate(sig.outputs):
             physical = plan.changes.get(port.slot, port.dtype)
             logical = physical
-            if plan.out_logical and plan.out_logical[index] and not marked:
+            if plan.out_logical and plan.out_logical[index] and plan.marker != "rewritten":
                 logical = plan.out_logical[index]
             tensor = Tensor(node.name, index)
             location = tensor if logical == physical else self._convert(tensor, physical, logical, node.name)
-            self.wire[tensor] = (logical, location)
+            if logical != port.dtype or location != tensor:
+                self.wire[tensor] = (logical, location)
+
+    def _source(self, tensor):
+        """(logical dtype, location) of a producer output."""
+        found = self.wire.get(tensor)
+        if found is None:
+            return self.signatures[tensor.node].outputs[tensor.port].dtype, tensor
+        return found
 
     def _rewire_inputs(self, node):
         plan = self.plans[node.name]
+        if not plan.changes and not plan.in_logical and not any(source in self.wire for source in node.inputs):
+            return
         sig = self.signatures[node.name]
         for index, port in enumerate(sig.inputs):
             source = node.inputs[index]
@@ -109,7 +121,7 @@ class CastBuilder:
             wanted = physical
             if plan.in_logical and plan.in_logical[index]:
                 wanted = plan.in_logical[index]
-            logical, location = self.wire[source]
+            logical, location = self._source(source)
             if logical == wanted and location == source and wanted == physical:
                 continue
             if logical not in FLOAT_DTYPES or wanted not in FLOAT_DTYPES or physical not in FLOAT_DTYPES:
@@ -123,7 +135,7 @@ class CastBuilder:
 
     def _value_of(self, source, dtype, consumer):
         """A tensor holding `source`'s logical value in `dtype`."""
-        logical, location = self.wire[source]
+        logical, location = self._source(source)
         if dtype == logical:
             return location
         reuse = self.user_casts.get((source, dtype))
@@ -160,13 +172,7 @@ class CastBuilder:
 
     def _tensor_map(self):
         tensor_map = {}
-        for node in self.originals:
-            sig = self.signatures[node.name]
-            for index, port in enumerate(sig.outputs):
-                if port.dtype not in FLOAT_DTYPES:
-                    continue
-                tensor = Tensor(node.name, index)
-                logical, location = self.wire[tensor]
-                if location != tensor or logical != port.dtype:
-                    tensor_map[tensor.name] = TensorRef(location.name, dtype_name(logical))
+        for tensor, (logical, location) in self.wire.items():
+            if self.signatures[tensor.node].outputs[tensor.port].dtype in FLOAT_DTYPES:
+                tensor_map[tensor.name] = TensorRef(location.name, dtype_name(logical))
         return tensor_map

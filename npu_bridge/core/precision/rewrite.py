@@ -3,6 +3,7 @@
 The pass works on a private copy of the caller's GraphDef, so a failure anywhere leaves the caller's graph
 exactly as it was; every failure surfaces as PrecisionPassError naming the node and the rule involved.
 """
+import gc
 from types import MappingProxyType
 
 from tensorflow.core.framework import graph_pb2
@@ -92,6 +93,10 @@ def rewrite(graph_def, options, *, lists=None):
     work = graph_pb2.GraphDef()
     work.CopyFrom(graph_def)
     ctx = None
+    # The pass allocates a few small objects per node; with TensorFlow's large heap the cyclic collector
+    # would run dozens of full collections over it (measured: 3x the pass's own time on a 10k-node graph).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         ctx = PassContext(work, options, lists, customize)
         decider = Decider(ctx)
@@ -110,6 +115,9 @@ def rewrite(graph_def, options, *, lists=None):
     except Exception as error:
         node = ctx.current if ctx else "?"
         raise PrecisionPassError(node, "internal", f"{type(error).__name__}: {error}") from error
+    finally:
+        if collecting:
+            gc.enable()
     tf_logging.info(report.summary())
     return RewriteResult(work, report, MappingProxyType(tensor_map))
 

@@ -78,6 +78,7 @@ class _OpSpec(NamedTuple):
     is_stateful: bool
     calls_function: bool
     defaults: dict         # attr name -> AttrValue default from the op definition
+    shaping_attrs: tuple   # ((attr name, "type" | "number" | "list"), ...): what a node's ports depend on
 
 
 def _arg_spec(arg):
@@ -88,8 +89,16 @@ def _op_spec(op_def, is_function):
     allowed = {a.name: frozenset(a.allowed_values.list.type) for a in op_def.attr if a.type in ("type", "list(type)")}
     calls_function = is_function or any(a.type in ("func", "list(func)") for a in op_def.attr)
     defaults = {a.name: a.default_value for a in op_def.attr if a.HasField("default_value")}
+    shaping = {}
+    for arg in (*op_def.input_arg, *op_def.output_arg):
+        if arg.type_list_attr:
+            shaping[arg.type_list_attr] = "list"
+        elif arg.type_attr:
+            shaping[arg.type_attr] = "type"
+        if arg.number_attr:
+            shaping[arg.number_attr] = "number"
     return _OpSpec(tuple(map(_arg_spec, op_def.input_arg)), tuple(map(_arg_spec, op_def.output_arg)),
-                   allowed, op_def.is_stateful, calls_function, defaults)
+                   allowed, op_def.is_stateful, calls_function, defaults, tuple(shaping.items()))
 
 
 @lru_cache(maxsize=None)
@@ -104,6 +113,7 @@ class OpTable:
     def __init__(self, graph_def):
         self._functions = {f.signature.name: f.signature for f in graph_def.library.function}
         self._function_specs = {}
+        self._signatures = {}
 
     def spec(self, op_type):
         if op_type in self._functions:
@@ -119,43 +129,49 @@ class OpTable:
         return self.spec(op_type).allowed.get(attr, frozenset())
 
     def signature(self, node):
-        """Expand the op's arguments into per-port dtypes and slots for this node's attribute values."""
+        """Per-port dtypes and slots of `node`, shared by every node of the same op and attribute values."""
         spec = self.spec(node.op)
         node_attrs = node.node_def.attr
+        values = []
+        for name, kind in spec.shaping_attrs:
+            value = node_attrs[name] if name in node_attrs else spec.defaults.get(name)
+            if value is None:
+                raise MalformedNodeError(f"attribute '{name}' of op {node.op} is missing and has no default")
+            values.append(value.type if kind == "type" else value.i if kind == "number" else tuple(value.list.type))
+        key = (node.op, tuple(values))
+        sig = self._signatures.get(key)
+        if sig is None:
+            sig = self._signatures[key] = _signature(spec, dict(zip((n for n, _ in spec.shaping_attrs), values)))
+        if len(sig.inputs) != len(node.inputs):
+            raise MalformedNodeError(f"op {node.op} takes {len(sig.inputs)} data inputs, the node has "
+                                     f"{len(node.inputs)}")
+        return sig
 
-        def attr(name):
-            if name in node_attrs:
-                return node_attrs[name]
-            if name in spec.defaults:
-                return spec.defaults[name]
-            raise MalformedNodeError(f"attribute '{name}' of op {node.op} is missing and has no default")
 
-        slots = {}
-        inputs = _expand(spec.inputs, attr, slots, spec.calls_function)
-        outputs = _expand(spec.outputs, attr, slots, spec.calls_function)
-        if len(inputs) != len(node.inputs):
-            raise MalformedNodeError(f"op {node.op} takes {len(inputs)} data inputs, the node has {len(node.inputs)}")
-        has_state = spec.is_stateful or any(p.is_ref or p.dtype == DT_RESOURCE for p in inputs + outputs)
-        return Signature(inputs, outputs, slots, spec.calls_function, has_state)
+def _signature(spec, values):
+    slots = {}
+    inputs = _expand(spec.inputs, values, slots, spec.calls_function)
+    outputs = _expand(spec.outputs, values, slots, spec.calls_function)
+    has_state = spec.is_stateful or any(p.is_ref or p.dtype == DT_RESOURCE for p in inputs + outputs)
+    return Signature(inputs, outputs, slots, spec.calls_function, has_state)
 
 
-def _expand(args, attr, slots, fixed_only):
+def _expand(args, values, slots, fixed_only):
     ports = []
     for arg in args:
         if arg.type_list_attr:
-            types = attr(arg.type_list_attr).list.type
-            for index, dtype in enumerate(types):
+            for index, dtype in enumerate(values[arg.type_list_attr]):
                 slot = None if fixed_only else Slot(arg.type_list_attr, index)
                 ports.append(Port(dtype, slot, arg.is_ref))
                 if slot:
                     slots[slot] = dtype
             continue
         if arg.type_attr:
-            dtype = attr(arg.type_attr).type
+            dtype = values[arg.type_attr]
             slot = None if fixed_only else Slot(arg.type_attr)
         else:
             dtype, slot = arg.fixed, None
-        count = attr(arg.number_attr).i if arg.number_attr else 1
+        count = values[arg.number_attr] if arg.number_attr else 1
         ports.extend([Port(dtype, slot, arg.is_ref)] * count)
         if slot and count:
             slots[slot] = dtype
@@ -164,10 +180,10 @@ def _expand(args, attr, slots, fixed_only):
 
 @lru_cache(maxsize=None)
 def _cpu_kernel_constraints(op_type):
-    """[{attr: allowed dtypes}] for every CPU kernel registered for op_type."""
+    """[{attr: allowed dtypes}] for every kernel that runs on CPU (DEFAULT kernels run on any device)."""
     found = []
     for kernel in kernels.get_registered_kernels_for_op(op_type).kernel:
-        if kernel.device_type == "CPU" and not kernel.label:
+        if kernel.device_type in ("CPU", "DEFAULT") and not kernel.label:
             found.append({c.name: frozenset(c.allowed_values.list.type) for c in kernel.constraint})
     return tuple(found)
 
