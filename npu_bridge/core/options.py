@@ -17,6 +17,8 @@ import types
 import warnings
 from dataclasses import dataclass, field
 
+import tensorflow as tf
+
 from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
 from npu_bridge.core.soc import KEEP_ORIGIN_BY_DEFAULT, selected_soc, soc_info
 
@@ -140,8 +142,6 @@ class NpuOptions:
 
 def config_warning(message, stacklevel=3):
     """Report a mistake the real adapter would swallow: through TF's logger and as an NpuConfigWarning."""
-    import tensorflow as tf
-
     tf.compat.v1.logging.warning(message)
     warnings.warn(message, NpuConfigWarning, stacklevel=stacklevel)
 
@@ -228,7 +228,7 @@ def _allowed_list_error(key, value, allowed):
 
 
 def _resolve_precision(values, soc, graph_run_mode):
-    """(mode, mode_name, precision_mode, precision_mode_v2) per ASCEND_BEHAVIOUR §2."""
+    """(mode, mode_name) per ASCEND_BEHAVIOUR §2."""
     has_v1, has_v2 = "precision_mode" in values, "precision_mode_v2" in values
     if has_v1 and has_v2:
         raise NpuConfigError("NpuOptimizer: 'precision_mode' and 'precision_mode_v2' can not be assigned at the "
@@ -259,7 +259,7 @@ def _resolve_precision(values, soc, graph_run_mode):
             f"NpuOptimizer: precision mode '{name}' on soc {soc}: The AI core doesn't support mixed_bfloat16, "
             "allow_mix_precision_bf16 or allow_fp32_to_bf16. bfloat16 needs ascend910b or later "
             "(soc_config / NPU_BRIDGE_SOC).")
-    return mode, name, values.get("precision_mode") if has_v1 else None, values.get("precision_mode_v2")
+    return mode, name
 
 
 def _check_mixlist_mode(values):
@@ -360,13 +360,13 @@ def options_from_parameter_map(parameter_map):
         raise NpuConfigError(f"NpuOptimizer: iterations_per_loop is {iterations_per_loop}; it must be a positive "
                              "integer (the number of training steps one sess.run executes)")
     soc = selected_soc(values.get("soc_config"))
-    mode, mode_name, precision_mode, precision_mode_v2 = _resolve_precision(values, soc, graph_run_mode)
+    mode, mode_name = _resolve_precision(values, soc, graph_run_mode)
     _check_mixlist_mode(values)
     return NpuOptions(
         use_off_line=values.get("use_off_line", True),
         graph_run_mode=graph_run_mode,
-        precision_mode=precision_mode,
-        precision_mode_v2=precision_mode_v2,
+        precision_mode=values.get("precision_mode"),
+        precision_mode_v2=values.get("precision_mode_v2"),
         mode=mode,
         mode_name=mode_name,
         soc=soc,

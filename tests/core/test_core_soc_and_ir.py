@@ -136,3 +136,48 @@ def test_reverse_map():
     assert "ResourceApplyAdam" in tf_types_for_ir("ApplyAdamD")
     assert "MatMul" in tf_types_for_ir("MatMulV2")
     assert tf_types_for_ir("Relu") == ()
+
+
+# Ops of a TF training graph that are not AI Core kernels of the 910 TBE library: graph structure, host-side
+# shape ops, random ops (AI CPU) and SparseSoftmaxCrossEntropyWithLogits (AI CPU / fused away on the NPU).
+NOT_IN_TBE_LIBRARY = {"Const", "NoOp", "Placeholder", "VariableV2", "ExpandDims", "ShapeN", "Shape",
+                      "RandomUniform", "SparseSoftmaxCrossEntropyWithLogits"}
+
+
+def training_graph():
+    import tensorflow as tf
+
+    graph = tf.Graph()
+    with graph.as_default():
+        images = tf.compat.v1.placeholder(tf.float32, [2, 8, 8, 3])
+        labels = tf.compat.v1.placeholder(tf.int32, [2])
+        net = tf.nn.conv2d(images, tf.compat.v1.get_variable("w", [3, 3, 3, 4]), strides=1, padding="SAME")
+        net, _, _ = tf.compat.v1.nn.fused_batch_norm(net, tf.compat.v1.get_variable("scale", [4]),
+                                                     tf.compat.v1.get_variable("offset", [4]), is_training=True)
+        net = tf.nn.max_pool2d(tf.nn.relu(net), 2, 2, "VALID")
+        net = tf.nn.depthwise_conv2d(net, tf.compat.v1.get_variable("dw", [3, 3, 4, 1]), [1, 1, 1, 1], "SAME")
+        net = tf.nn.relu6(tf.reshape(net, [2, -1]))
+        dense = tf.compat.v1.get_variable("dense", [64, 5])
+        logits = tf.nn.bias_add(tf.matmul(net, dense), tf.compat.v1.get_variable("bias", [5]))
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+        loss += tf.reduce_sum(tf.nn.log_softmax(logits)) * 0.0 + tf.nn.l2_loss(dense) * 1e-4
+        tf.compat.v1.train.AdamOptimizer().minimize(loss)
+        tf.compat.v1.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+    return graph
+
+
+def test_every_compute_op_of_a_training_graph_reaches_the_910_library():
+    library = load_op_library("ascend910")
+    reached = {}
+    for node in training_graph().as_graph_def().node:
+        is_training = "is_training" in node.attr and node.attr["is_training"].b
+        found = [ir for ir in ir_candidates(node.op, True, is_training=is_training) if ir in library.types]
+        reached[node.op] = found[0] if found else None
+    assert {op for op, ir in reached.items() if ir is None} <= NOT_IN_TBE_LIBRARY
+    assert reached["MatMul"] == "MatMulV2" and reached["Mean"] == "ReduceMeanD" and reached["Sum"] == "ReduceSumD"
+    assert reached["ApplyAdam"] == "ApplyAdamD" and reached["ApplyMomentum"] == "ApplyMomentumD"
+    assert reached["Conv2DBackpropInput"] == "Conv2DBackpropInputD"
+    assert reached["DepthwiseConv2dNativeBackpropFilter"] == "DepthwiseConv2DBackpropFilterD"
+    assert reached["FusedBatchNormV3"] == "BNTrainingUpdate"
+    assert reached["FusedBatchNormGradV3"] == "BNTrainingUpdateGrad"
+    assert reached["LogSoftmax"] == "LogSoftmaxV2" and reached["AddV2"] == "Add" and reached["Tile"] == "TileD"
