@@ -1,0 +1,182 @@
+"""`from npu_bridge.npu_init import *`: the exported surface and the config helpers scripts call."""
+import numpy as np
+import pytest
+import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+from npu_bridge import npu_init
+from npu_bridge.core.errors import NpuConfigError
+
+HAS_ESTIMATOR = hasattr(tf.compat.v1, "estimator")
+
+EXPORTED = """NPURunConfig ProfilingConfig DumpConfig NPUEstimator NPUEstimatorSpec NPUBroadcastGlobalVariablesHook
+    NPUDistributedOptimizer npu_distributed_optimizer_wrapper NPUOptimizer NPULossScaleOptimizer
+    FixedLossScaleManager ExponentialUpdateLossScaleManager npu_ops npu_scope util npu_plugin npu_unary_ops hccl_ops
+    get_rank_size get_rank_id get_local_rank_size get_local_rank_id npu_config_proto npu_session_config_init
+    npu_run_config_init npu_hooks_append npu_tf_optimizer set_keras_session_npu_config init_resource
+    shutdown_resource close_session get_npu_rank_id get_npu_rank_size RewriterConfig config_pb2 rewriter_config_pb2
+    os tf session session_run_hook""".split()
+
+
+@pytest.fixture
+def star():
+    namespace = {}
+    exec("from npu_bridge.npu_init import *", namespace)
+    return namespace
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    with tf.Graph().as_default() as graph:
+        yield graph
+
+
+def _npu_entry(config):
+    entries = [e for e in config.graph_options.rewrite_options.custom_optimizers if e.name == "NpuOptimizer"]
+    assert len(entries) == 1
+    return entries[0]
+
+
+def test_star_import_exports_the_real_surface(star):
+    missing = [name for name in EXPORTED if name not in star]
+    assert not missing
+    assert star["RewriterConfig"] is RewriterConfig
+    assert star["config_pb2"] is config_pb2 and star["rewriter_config_pb2"] is rewriter_config_pb2
+    assert star["os"].path.join("a", "b") == "a/b"
+
+
+def test_star_import_tf_is_the_v1_api(star):
+    v1 = star["tf"]
+    assert v1 is tf.compat.v1
+    assert v1.Session is tf.compat.v1.Session and v1.placeholder is tf.compat.v1.placeholder
+
+
+def test_npu_config_proto_creates_the_entry_and_turns_passes_off():
+    config = npu_init.npu_config_proto()
+    entry = _npu_entry(config)
+    assert entry.parameter_map["use_off_line"].b
+    rewrite = config.graph_options.rewrite_options
+    assert rewrite.remapping == RewriterConfig.OFF
+    assert rewrite.memory_optimization == RewriterConfig.OFF
+    assert config.allow_soft_placement and not config.log_device_placement
+
+
+def test_npu_config_proto_keeps_an_existing_entry_and_its_memory_optimization():
+    config = tf.compat.v1.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+    result = npu_init.npu_config_proto(config_proto=config)
+    assert result is config
+    assert _npu_entry(config).parameter_map["precision_mode"].s == b"allow_mix_precision"
+    assert config.graph_options.rewrite_options.memory_optimization == RewriterConfig.DEFAULT_MEM_OPT
+    assert config.graph_options.rewrite_options.remapping == RewriterConfig.OFF
+
+
+def test_npu_session_config_init_is_npu_config_proto():
+    assert _npu_entry(npu_init.npu_session_config_init()).parameter_map["use_off_line"].b
+
+
+def test_init_resource_returns_an_emulated_session_and_shutdown_op():
+    from npu_bridge.runtime import last_report
+
+    x = tf.compat.v1.placeholder(tf.float32, [2, 2])
+    y = tf.matmul(x, x)
+    sess, shutdown = npu_init.init_resource()
+    try:
+        assert _npu_entry(sess._config)
+        np.testing.assert_allclose(sess.run(y, {x: np.eye(2)}), np.eye(2))
+        assert last_report(sess) is not None
+        npu_init.shutdown_resource(sess, shutdown)
+    finally:
+        npu_init.close_session(sess)
+    assert sess._closed
+
+
+def test_npu_hooks_append_adds_the_broadcast_hook():
+    existing = tf.compat.v1.train.StopAtStepHook(last_step=1)
+    hooks = npu_init.npu_hooks_append(hooks_list=[existing])
+    assert hooks[0] is existing
+    assert isinstance(hooks[1], npu_init.NPUBroadcastGlobalVariablesHook)
+    assert isinstance(npu_init.npu_hooks_append()[0], tf.compat.v1.train.SessionRunHook)
+
+
+def test_npu_tf_optimizer_forwards_to_the_wrapped_optimizer():
+    w = tf.compat.v1.Variable(2.0)
+    inner = tf.compat.v1.train.MomentumOptimizer(0.5, 0.9)
+    opt = npu_init.npu_tf_optimizer(inner)
+    assert isinstance(opt, npu_init.NPUDistributedOptimizer)
+    train_op = opt.minimize(w * w)
+    assert opt.get_slot(w, "momentum") is inner.get_slot(w, "momentum")
+    with tf.compat.v1.Session() as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(train_op)
+        assert sess.run(w) == pytest.approx(0.0)
+
+
+def test_npu_optimizer_with_loss_scale_needs_a_manager():
+    with pytest.raises(ValueError, match="loss_scale_manager"):
+        npu_init.NPUOptimizer(tf.compat.v1.train.GradientDescentOptimizer(0.1), is_loss_scale=True)
+    opt = npu_init.NPUOptimizer(tf.compat.v1.train.GradientDescentOptimizer(0.5),
+                                npu_init.FixedLossScaleManager(16), is_loss_scale=True)
+    w = tf.compat.v1.Variable(2.0)
+    train_op = opt.minimize(w * w)
+    with tf.compat.v1.Session() as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(train_op)
+        assert sess.run(w) == pytest.approx(0.0)
+
+
+def test_distributed_optimizer_wrapper_is_identity_on_one_rank():
+    opt = tf.compat.v1.train.AdamOptimizer()
+    assert npu_init.npu_distributed_optimizer_wrapper(opt) is opt
+
+
+def test_rank_queries_answer_for_one_rank(monkeypatch):
+    monkeypatch.setenv("RANK_SIZE", "1")
+    monkeypatch.setenv("RANK_ID", "0")
+    assert (npu_init.get_rank_size(), npu_init.get_rank_id()) == (1, 0)
+    assert (npu_init.get_local_rank_size(), npu_init.get_local_rank_id()) == (1, 0)
+    assert (npu_init.get_npu_rank_size(), npu_init.get_npu_rank_id()) == (1, 0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: npu_init.get_rank_size(),
+    lambda: npu_init.NPUDistributedOptimizer(tf.compat.v1.train.GradientDescentOptimizer(0.1)),
+    lambda: npu_init.npu_hooks_append(),
+    lambda: npu_init.hccl_ops.allreduce(tf.constant(1.0), "sum"),
+])
+def test_multi_rank_jobs_are_refused_clearly(monkeypatch, call):
+    monkeypatch.setenv("RANK_SIZE", "8")
+    with pytest.raises(NpuConfigError, match="RANK_SIZE=8.*single NPU"):
+        call()
+
+
+def test_set_keras_session_npu_config_makes_keras_use_an_npu_session():
+    backend = npu_init._keras_v1_backend()
+    sess = npu_init.set_keras_session_npu_config()
+    try:
+        assert backend.get_session() is sess
+        assert _npu_entry(sess._config).parameter_map["use_off_line"].b
+    finally:
+        backend.set_session(None)
+        sess.close()
+
+
+@pytest.mark.skipif(not HAS_ESTIMATOR, reason="tf.estimator exists up to TensorFlow 2.15")
+def test_npu_run_config_init_adds_the_entry_to_a_run_config():
+    run_config = npu_init.npu_run_config_init(tf.compat.v1.estimator.RunConfig(model_dir="/tmp/x"))
+    assert run_config.model_dir == "/tmp/x"
+    assert _npu_entry(run_config.session_config).parameter_map["use_off_line"].b
+    assert _npu_entry(npu_init.npu_run_config_init().session_config)
+
+
+@pytest.mark.skipif(HAS_ESTIMATOR, reason="only TensorFlow >= 2.16 lacks tf.estimator")
+def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
+    from npu_bridge.estimator.npu.estimator_support import EstimatorUnavailableError
+
+    for call in (npu_init.npu_run_config_init, lambda: npu_init.NPURunConfig(),
+                 lambda: npu_init.NPUEstimator(model_fn=None), lambda: npu_init.NPUEstimatorSpec("train")):
+        with pytest.raises(EstimatorUnavailableError, match="TensorFlow 2.15 is the last version with tf.estimator"):
+            call()
