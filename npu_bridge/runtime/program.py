@@ -10,6 +10,7 @@ import threading
 
 import tensorflow as tf
 from tensorflow.core.framework import graph_pb2
+from tensorflow.python.framework import importer
 
 from npu_bridge.runtime import state_transfer
 
@@ -72,7 +73,10 @@ class Program:
                     input_map[name] = self.graph.get_tensor_by_name(name)
                     added_node.input.append(source)
         with self.lock, self.graph.as_default():
-            tf.graph_util.import_graph_def(added, input_map=input_map, name="")
+            # Colocation with nodes imported earlier (`_class: loc:@v`) is only checked within one GraphDef;
+            # the public import_graph_def would reject it, the internal one can skip the check.
+            importer._import_graph_def_internal(added, input_map=input_map, name="",
+                                                validate_colocation_constraints=False)
             for consumer, producer in control_edges:
                 # import_graph_def maps control inputs only with a name prefix; add them to the imported op instead.
                 self.graph.get_operation_by_name(consumer)._add_control_input(self.graph.get_operation_by_name(producer))

@@ -1,0 +1,81 @@
+"""The user's graph is only read; sessions follow it as it grows, never losing variable state."""
+import numpy as np
+import tensorflow as tf
+
+from npu_bridge.runtime import last_report
+from npu_bridge.runtime.program import Program
+
+from .conftest import fp16, npu_config
+
+
+def test_user_graph_is_never_modified(graph):
+    x = tf.compat.v1.placeholder(tf.float32, [None, 2], name="x")
+    y = tf.matmul(x, tf.constant([[0.3], [0.7]]), name="y")
+    before = graph.as_graph_def().SerializeToString(deterministic=True)
+    version = graph.version
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(y, {x: np.ones((1, 2))})
+        assert sess.graph is graph
+        assert sess.graph_def.SerializeToString(deterministic=True) == before
+    assert graph.version == version
+    assert graph.as_graph_def().SerializeToString(deterministic=True) == before
+
+
+def test_finalized_graph_runs(graph):
+    x = tf.compat.v1.placeholder(tf.float32, [2], name="x")
+    y = tf.multiply(x, 3.0, name="y")
+    graph.finalize()
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        np.testing.assert_allclose(sess.run(y, {x: [1.0, 2.0]}), [3.0, 6.0])
+
+
+def test_session_created_before_the_graph_is_filled(graph):
+    sess = tf.compat.v1.Session(config=npu_config())
+    x = tf.compat.v1.placeholder(tf.float32, [1, 2], name="x")
+    y = tf.matmul(x, tf.constant([[1 / 3], [1 / 3]]), name="y")
+    np.testing.assert_array_equal(sess.run(y, {x: [[1 / 3, 1 / 3]]}),
+                                  fp16(fp16([[1 / 3, 1 / 3]]) @ fp16([[1 / 3], [1 / 3]])))
+    sess.close()
+
+
+def test_ops_added_between_runs_keep_variable_state(graph):
+    v = tf.compat.v1.get_variable("v", initializer=1.0, use_resource=False)
+    r = tf.compat.v1.get_variable("r", initializer=10.0, use_resource=True)
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run([tf.compat.v1.assign_add(v, 1.0), r.assign_add(5.0)])
+        program = sess._npu_emulation.program
+        doubled = tf.multiply(v, 2.0, name="doubled")
+        assert sess.run(doubled) == 4.0
+        assert sess.run(r.read_value()) == 15.0
+        assert sess._npu_emulation.program is program, "new ops are imported into the running inner session"
+        assert "mixed_float16" in last_report(sess).summary()
+
+
+def test_rebuilt_inner_session_carries_variable_values_over(graph):
+    v = tf.compat.v1.get_variable("v", initializer=[1.0, 2.0], use_resource=False)
+    r = tf.compat.v1.get_variable("r", initializer=3.0, use_resource=True)
+    late = tf.compat.v1.get_variable("late", initializer=0.0, use_resource=False)
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run([v.initializer, r.initializer])
+        sess.run([tf.compat.v1.assign(v, [5.0, 6.0]), r.assign(7.0)])
+        emulation = sess._npu_emulation
+        old = emulation.program
+        new = old.replace_with(old.result, old.version, emulation.target, emulation.config)
+        emulation.program = new
+        assert new.session is not old.session
+        np.testing.assert_array_equal(sess.run(v), [5.0, 6.0])
+        assert sess.run(r.read_value()) == 7.0
+        assert not sess.run(tf.compat.v1.is_variable_initialized(late)), "uninitialized stays uninitialized"
+
+
+def test_extension_and_fresh_build_compute_the_same(graph):
+    x = tf.compat.v1.placeholder(tf.float32, [1, 2], name="x")
+    h = tf.matmul(x, tf.constant([[0.1], [0.2]]), name="h")
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(h, {x: [[1.0, 2.0]]})
+        out = tf.nn.relu(tf.matmul(h, tf.constant([[1 / 3]])), name="out")
+        extended = sess.run(out, {x: [[1.0, 2.0]]})
+        fresh = Program(sess._npu_emulation.program.result, 0, "", sess._npu_emulation.config)
+        np.testing.assert_array_equal(fresh.session.run("out:0", {"x:0": [[1.0, 2.0]]}), extended)
+        fresh.close()
