@@ -106,7 +106,10 @@ def _check_legal(path, actions):
 
 
 def _tf_name_note(name, library):
-    """" TF MatMul ops become Ascend IR type MatMulV2 on ascend910" when name is a renamed TF op type, else ""."""
+    """For a TF op type that the engine renames: 'TF MatMul ops become Ascend IR type MatMulV2 on ascend910'.
+
+    Empty for every other name. Two IR types are named when a constant axis picks the "...D" form.
+    """
     if name not in renamed_tf_types():
         return ""
     preferred = (ir_candidates(name)[0], ir_candidates(name, True)[0])
