@@ -169,6 +169,8 @@ class NPURunConfig(ESTIMATOR.RunConfig if ESTIMATOR is not None else object):
             parameters.update(dump_config.parameters())
         if profiling_config is not None:
             parameters.update(profiling_config.parameters())
+        if save_checkpoints_secs is None and save_checkpoints_steps is None:
+            save_checkpoints_steps = 100  # the real NPURunConfig's default: checkpoints by steps, not by time
         self.iterations_per_loop = iterations_per_loop
         self.dump_config = dump_config
         self.profiling_config = profiling_config

@@ -49,12 +49,20 @@ class NPUEstimator(ESTIMATOR.Estimator if ESTIMATOR is not None else object):
 
         accepted = inspect.signature(model_fn).parameters
 
-        def npu_model_fn(features, labels, mode, params, config):
-            offered = {"features": features, "labels": labels, "mode": mode, "params": params, "config": config}
+        def call_model_fn(offered):
             spec = model_fn(**{name: value for name, value in offered.items() if name in accepted})
-            if mode == ESTIMATOR.ModeKeys.TRAIN and iterations_per_loop > 1:
+            if offered["mode"] == ESTIMATOR.ModeKeys.TRAIN and iterations_per_loop > 1:
                 spec = _loop_train_op(spec, iterations_per_loop)
             return spec
+
+        # The Estimator passes `params` only to a model_fn that names it (and warns when it is named but empty).
+        if "params" in accepted:
+            def npu_model_fn(features, labels, mode, params, config):
+                return call_model_fn(dict(features=features, labels=labels, mode=mode, params=params,
+                                          config=config))
+        else:
+            def npu_model_fn(features, labels, mode, config):
+                return call_model_fn(dict(features=features, labels=labels, mode=mode, config=config))
 
         super().__init__(model_fn=npu_model_fn, model_dir=model_dir, config=config, params=params,
                          warm_start_from=warm_start_from)

@@ -1,0 +1,73 @@
+"""NPUEstimator / NPUEstimatorSpec on TensorFlow 2.15 (the last release with tf.estimator)."""
+import numpy as np
+import pytest
+import tensorflow as tf
+
+pytestmark = pytest.mark.skipif(not hasattr(tf.compat.v1, "estimator"),
+                                reason="tf.estimator exists up to TensorFlow 2.15")
+
+v1 = tf.compat.v1
+
+
+def _input_fn():
+    rng = np.random.RandomState(0)
+    x = rng.randn(64, 3).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(16)
+
+
+def _model_fn(features, labels, mode):
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimatorSpec
+
+    prediction = v1.layers.dense(features["x"], 1)
+    loss = v1.losses.mean_squared_error(labels, prediction)
+    train_op = v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=v1.train.get_global_step())
+    return NPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op, predictions={"y": prediction})
+
+
+def test_npu_estimator_trains_with_an_npu_session_config(tmp_path):
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator
+
+    config = NPURunConfig(model_dir=str(tmp_path), precision_mode="allow_mix_precision", save_checkpoints_steps=20,
+                          log_step_count_steps=None)
+    estimator = NPUEstimator(model_fn=_model_fn, config=config)
+    estimator.train(_input_fn, steps=20)
+    assert estimator.get_variable_value("global_step") == 20
+    loss = estimator.evaluate(_input_fn, steps=2)["loss"]
+    assert loss < 1.0
+
+
+class _CountRuns(v1.train.SessionRunHook):
+    def __init__(self):
+        self.count = 0
+
+    def after_run(self, run_context, run_values):
+        self.count += 1
+
+
+def test_iterations_per_loop_runs_several_steps_per_session_run(tmp_path):
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator
+
+    config = NPURunConfig(model_dir=str(tmp_path), iterations_per_loop=5, log_step_count_steps=None)
+    estimator = NPUEstimator(model_fn=_model_fn, config=config)
+    runs = _CountRuns()
+    estimator.train(_input_fn, max_steps=10, hooks=[runs])
+    assert estimator.get_variable_value("global_step") == 10
+    assert runs.count == 2
+
+
+def test_npu_estimator_requires_an_npu_run_config():
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator
+
+    with pytest.raises(ValueError, match="config must be an NPURunConfig"):
+        NPUEstimator(model_fn=_model_fn, config=v1.estimator.RunConfig())
+
+
+def test_npu_estimator_spec_is_an_estimator_spec():
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimatorSpec
+
+    with tf.Graph().as_default():
+        spec = NPUEstimatorSpec(mode=v1.estimator.ModeKeys.PREDICT, predictions={"y": tf.constant(1.0)})
+    assert isinstance(spec, v1.estimator.EstimatorSpec)
