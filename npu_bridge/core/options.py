@@ -223,8 +223,15 @@ def _read_parameter_map(parameter_map):
 
 def _allowed_list_error(key, value, allowed):
     listed = ", ".join(f"'{name}'" for name in allowed)
+    other_key, other_values = (("precision_mode_v2", PRECISION_MODE_V2_VALUES) if key == "precision_mode"
+                               else ("precision_mode", PRECISION_MODE_VALUES))
+    if value in other_values:
+        hint = f" '{value}' is a {other_key} value: set it through parameter_map['{other_key}'] instead."
+    else:
+        nearest = difflib.get_close_matches(value.lower(), allowed, n=1, cutoff=0.75)
+        hint = f" Did you mean '{nearest[0]}'?" if nearest else ""
     return NpuConfigError(f"NpuOptimizer: option {key} value '{value}' is invalid, it should be one of the "
-                          f"list:[{listed}]")
+                          f"list:[{listed}]{hint}")
 
 
 def _resolve_precision(values, soc, graph_run_mode):

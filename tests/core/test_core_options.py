@@ -134,6 +134,15 @@ def test_invalid_v1_value_lists_the_allowed_values_in_order():
             "'allow_fp32_to_bf16']") in str(info.value)
 
 
+def test_invalid_value_hints():
+    with pytest.raises(NpuConfigError, match="Did you mean 'allow_mix_precision'"):
+        options(precision_mode="allow_mixed_precision")
+    with pytest.raises(NpuConfigError, match=re.escape("'mixed_float16' is a precision_mode_v2 value")):
+        options(precision_mode="mixed_float16")
+    with pytest.raises(NpuConfigError, match=re.escape("'force_fp16' is a precision_mode value")):
+        options(precision_mode_v2="force_fp16")
+
+
 def test_invalid_v2_value():
     with pytest.raises(NpuConfigError) as info:
         options(precision_mode_v2="allow_mix_precision")
