@@ -96,6 +96,19 @@ def test_iterations_per_loop_runs_the_step_that_many_times(graph):
         assert sess.run(counter.read_value()) == 10.0
 
 
+def test_set_iteration_per_loop_from_util_drives_the_loop(graph):
+    from npu_bridge.estimator.npu import util
+
+    counter = tf.compat.v1.get_variable("counter", initializer=0.0, use_resource=True)
+    step = counter.assign_add(1.0).op
+    with tf.compat.v1.Session(config=npu_config(iterations_per_loop=3)) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(tf.compat.v1.local_variables_initializer())
+        loop = util.set_iteration_per_loop(sess, step, 3)
+        sess.run(loop)
+        assert sess.run(counter.read_value()) == 3.0
+
+
 def test_iterations_per_loop_must_match_the_session_config(graph):
     counter = tf.compat.v1.get_variable("counter", initializer=0.0, use_resource=True)
     loop = _loop_op(graph, counter, 4)
