@@ -24,7 +24,12 @@ setup(
         "ml_dtypes",
     ],
     extras_require={"test": ["pytest", "hypothesis"], "bench": ["matplotlib"]},
-    entry_points={"console_scripts": ["npu-run=npu_bridge.launcher:main"]},
+    entry_points={
+        "console_scripts": [
+            "npu-run=npu_bridge.launcher:main",
+            "npu-report=npu_bridge.report_cli:main",
+        ]
+    },
     classifiers=[
         "Programming Language :: Python :: 3.11",
         "License :: OSI Approved :: Apache Software License",
