@@ -156,7 +156,11 @@ class CastBuilder:
             inner = self.cast_input.get(producer.name)
             result = self._value_of(inner, dst, producer) if inner is not None else producer.inputs[0]
         else:
-            result = self._new_cast(location, src, dst, owner)
+            reuse = self.user_casts.get((location, dst))
+            if reuse is not None and reuse[1] == src and location not in self.wire:
+                result = Tensor(reuse[0], 0)
+            else:
+                result = self._new_cast(location, src, dst, owner)
         self.memo[key] = result
         return result
 

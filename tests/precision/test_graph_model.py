@@ -1,0 +1,59 @@
+"""core.graph: the small Graph/Node/Tensor model the precision pass edits."""
+import numpy as np
+import tensorflow as tf
+from tensorflow.core.framework import attr_value_pb2
+
+from npu_bridge.core.graph import Graph, Tensor, parse_input
+from precision_helpers import build, run
+
+
+def _split_graph():
+    x = tf.compat.v1.placeholder(tf.float32, [4], name="x")
+    a, b = tf.split(x, 2, name="split")
+    with tf.control_dependencies([x]):
+        tf.add(a, b, name="sum")
+    tf.identity(b, name="copy")
+
+
+def test_parse_input_spellings():
+    assert parse_input("x") == (Tensor("x", 0), False)
+    assert parse_input("split:1") == (Tensor("split", 1), False)
+    assert parse_input("^init") == (Tensor("init", -1), True)
+    assert parse_input("scope/a:b:2") == (Tensor("scope/a:b", 2), False)
+    assert Tensor("split", 1).name == "split:1"
+    assert Tensor("x", 0).as_input() == "x" and Tensor("x", 3).as_input() == "x:3"
+
+
+def test_nodes_inputs_and_consumers():
+    graph = Graph(build(_split_graph))
+    assert graph.order[0].name == "x" and len(graph) == 5 and "copy" in graph
+    total = graph["sum"]
+    assert total.inputs == [Tensor("split", 0), Tensor("split", 1)]
+    assert total.control_inputs == ["x"]
+    readers = {(node.name, index) for node, index in graph.consumers(Tensor("split", 1))}
+    assert readers == {("sum", 1), ("copy", 0)}
+    assert graph.consumers(Tensor("sum", 0)) == ()
+
+
+def test_add_node_and_rewire_update_nodedef_and_consumers():
+    graph_def = build(_split_graph)
+    graph = Graph(graph_def)
+    graph.consumers(Tensor("split", 1))
+    name = graph.unique_name("split")
+    assert name == "split_1"
+    neg = graph.add_node(name, "Neg", [Tensor("split", 1)], {"T": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum)},
+                         device="/device:CPU:0")
+    graph.set_input(graph["copy"], 0, Tensor(neg.name, 0))
+    assert list(graph["copy"].node_def.input) == ["split_1"]
+    assert {n.name for n, _ in graph.consumers(Tensor("split", 1))} == {"sum", "split_1"}
+    assert [n.name for n, _ in graph.consumers(Tensor("split_1", 0))] == ["copy"]
+    assert graph_def.node[-1].name == "split_1" and graph_def.node[-1].device == "/device:CPU:0"
+    value = run(graph_def, "copy:0", {"x:0": np.array([1, 2, 3, 4], np.float32)})
+    np.testing.assert_array_equal(value, [-3, -4])
+
+
+def test_control_inputs_survive_rewiring():
+    graph_def = build(_split_graph)
+    graph = Graph(graph_def)
+    graph.set_input(graph["sum"], 1, Tensor("split", 0))
+    assert list(graph["sum"].node_def.input) == ["split", "split", "^x"]

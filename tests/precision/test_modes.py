@@ -1,0 +1,269 @@
+"""One rule at a time, for every precision mode (ASCEND_BEHAVIOUR §2-§4)."""
+import json
+
+import numpy as np
+import tensorflow as tf
+
+from npu_bridge.core.precision import rewrite
+from precision_helpers import (
+    BF16, FP16, FP32, added_casts, build, data_inputs, dtype_of, mode, npu_options, run,
+)
+
+
+def _x(shape=(4, 4), dtype=tf.float32, name="x"):
+    return tf.compat.v1.placeholder(dtype, list(shape), name=name)
+
+
+def _w(name="w", shape=(4, 4)):
+    return tf.constant(np.linspace(-1, 1, int(np.prod(shape)), dtype=np.float32).reshape(shape), name=name)
+
+
+def _record(result, name):
+    return result.report.by_name(name)
+
+
+# ---- mixed_float16: white / black / gray ----------------------------------------------------------------
+
+def test_white_matmul_is_reduced_and_computed_between_casts():
+    result = rewrite(build(lambda: tf.matmul(_x(), _w(), name="mm")), mode("mixed_float16"))
+    record = _record(result, "mm")
+    assert (record.list, record.decision, record.emulated) == ("white", "float16", True)
+    assert record.ir_type == "MatMulV2" and "white list" in record.reason and "cube op" in record.reason
+    assert dtype_of(result.graph_def, "mm") == FP32
+    assert data_inputs(result.graph_def, "mm") == ["x-0-CastToFp16-NpuBridge-0-CastToFp32-NpuBridge",
+                                                   "w-0-CastToFp16-NpuBridge-0-CastToFp32-NpuBridge"]
+    assert result.tensor_map["mm:0"].name == "mm-0-CastToFp16-NpuBridge:0"
+    assert set(record.casts) == {"mm-0-CastToFp16-NpuBridge", "x-0-CastToFp16-NpuBridge",
+                                 "x-0-CastToFp16-NpuBridge-0-CastToFp32-NpuBridge", "w-0-CastToFp16-NpuBridge",
+                                 "w-0-CastToFp16-NpuBridge-0-CastToFp32-NpuBridge"}
+
+
+def test_black_op_keeps_float32_and_reads_a_cast_back():
+    def fn():
+        tf.math.log(tf.matmul(_x(), _w(), name="mm"), name="log")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    record = _record(result, "log")
+    assert (record.list, record.decision) == ("black", "float32")
+    assert record.reason.startswith("black list (built-in ascend910 precision_reduce=false)")
+    assert data_inputs(result.graph_def, "log") == ["mm-0-CastToFp16-NpuBridge-0-CastToFp32-NpuBridge"]
+
+
+def test_gray_follows_reduced_producer_and_is_retyped_in_place():
+    def fn():
+        tf.nn.relu(tf.matmul(_x(), _w(), name="mm"), name="relu")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    record = _record(result, "relu")
+    assert (record.list, record.decision, record.emulated) == ("gray", "float16", False)
+    assert "follows its float16 producer 'mm'" in record.reason
+    assert dtype_of(result.graph_def, "relu") == FP16
+    assert data_inputs(result.graph_def, "relu") == ["mm-0-CastToFp16-NpuBridge"]
+    assert result.tensor_map["relu:0"].name == "relu:0" and result.tensor_map["relu:0"].dtype == "float16"
+
+
+def test_gray_after_black_stays_float32():
+    def fn():
+        tf.nn.relu(tf.math.log(tf.matmul(_x(), _w()), name="log"), name="relu")
+
+    record = _record(rewrite(build(fn), mode("mixed_float16")), "relu")
+    assert record.decision == "float32" and "follows its float32 producer 'log'" in record.reason
+
+
+def test_gray_with_only_neutral_producers_falls_back_to_allow_fp32_to_fp16():
+    def fn():
+        x = _x((1, 4, 4, 1))
+        tf.nn.relu(x, name="relu")
+        tf.nn.max_pool2d(x, 2, 2, "VALID", name="pool")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    relu, pool = _record(result, "relu"), _record(result, "pool")
+    assert relu.decision == "float32" and "no float producer" in relu.reason and "supports float32" in relu.reason
+    # The 910 library declares MaxPool float16-only, so the fallback rule reduces it.
+    assert pool.decision == "float16" and "no float32 in the op library" in pool.reason
+
+
+def test_mixed_producers_rule():
+    def fn():
+        mm = tf.matmul(_x(), _w(), name="mm")
+        tf.add(mm, _x(name="y"), name="reduced_and_neutral")
+        tf.add(mm, tf.math.log(_x(name="z"), name="log"), name="reduced_and_black")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    assert _record(result, "reduced_and_neutral").decision == "float16"
+    record = _record(result, "reduced_and_black")
+    assert record.decision == "float32" and "'log'" in record.reason
+
+
+def test_gray_looks_through_identity_and_non_black_cast():
+    def fn():
+        half = tf.nn.relu(_x(dtype=tf.float16, name="h"), name="half_relu")
+        widened = tf.cast(tf.identity(half, name="ident"), tf.float32, name="widen")
+        tf.math.square(widened, name="sq")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    record = _record(result, "sq")
+    assert record.decision == "float16" and "'half_relu'" in record.reason
+    # No Cast pair: the square reads the half tensor the user's widening Cast started from.
+    assert data_inputs(result.graph_def, "sq") == ["ident"]
+    assert added_casts(result.graph_def) == []
+
+
+def test_black_cast_from_mixlist_stops_the_look_through(tmp_path):
+    path = tmp_path / "mixlist.json"
+    path.write_text(json.dumps({"black-list": {"to-add": ["Cast"]}}))
+
+    def fn():
+        half = tf.nn.relu(_x(dtype=tf.float16, name="h"), name="half_relu")
+        tf.math.square(tf.cast(half, tf.float32, name="widen"), name="sq")
+
+    result = rewrite(build(fn), npu_options("mixed_float16", modify_mixlist=path))
+    record = _record(result, "sq")
+    assert record.decision == "float32" and "'widen'" in record.reason
+
+
+def test_white_op_without_reduced_dtype_in_library_stays_float32(tmp_path):
+    path = tmp_path / "mixlist.json"
+    path.write_text(json.dumps({"white-list": {"to-add": ["ResizeBilinearV2Grad"]}}))
+
+    def fn():
+        image = _x((1, 4, 4, 1), name="image")
+        grads = _x((1, 8, 8, 1), name="grads")
+        tf.raw_ops.ResizeBilinearGrad(grads=grads, original_image=image, name="rbg")
+
+    record = _record(rewrite(build(fn), npu_options("mixed_float16", modify_mixlist=path)), "rbg")
+    assert (record.list, record.decision) == ("white", "float32")
+    assert "modify_mixlist" in record.reason and "declares no float16" in record.reason
+
+
+def test_no_cpu_kernel_in_reduced_dtype_means_float32_between_casts():
+    def fn():
+        tf.raw_ops.Erfinv(x=tf.matmul(_x(), _w(), name="mm") * 0.1, name="erfinv")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    record = _record(result, "erfinv")
+    assert (record.decision, record.emulated) == ("float16", True)
+    assert "no CPU kernel for Erfinv in float16" in record.reason
+    assert dtype_of(result.graph_def, "erfinv") == FP32
+    assert result.tensor_map["erfinv:0"].name == "erfinv-0-CastToFp16-NpuBridge:0"
+
+
+# ---- allow_fp32_to_fp16 ------------------------------------------------------------------------------------
+
+def test_allow_fp32_to_fp16_reduces_cube_ops_and_keeps_vector_ops():
+    def fn():
+        x = _x((1, 4, 4, 4))
+        relu = tf.nn.relu(tf.reshape(tf.matmul(tf.reshape(x, [16, 4]), _w(), name="mm"), [1, 4, 4, 4]),
+                          name="relu")
+        tf.nn.max_pool2d(relu, 2, 2, "VALID", name="pool")
+
+    result = rewrite(build(fn), mode(v1="allow_fp32_to_fp16"))
+    assert _record(result, "mm").decision == "float16" and _record(result, "mm").emulated
+    relu = _record(result, "relu")
+    assert relu.decision == "float32" and relu.reason.startswith("allow_fp32_to_fp16: vector op Relu supports float32")
+    assert _record(result, "pool").decision == "float16"
+    assert result.report.summary() == "NpuOptimizer allow_fp32_to_fp16: 2/9 ops reduced to float16, 7 casts"
+
+
+def test_keep_dtype_attribute_keeps_the_op():
+    def fn():
+        graph = tf.compat.v1.get_default_graph()
+        from tensorflow.core.framework import attr_value_pb2
+        with graph._attr_scope({"_keep_dtype": attr_value_pb2.AttrValue(i=1)}):
+            tf.matmul(_x(), _w(), name="kept")
+        tf.matmul(_x(name="y"), _w("v"), name="free")
+
+    for options in (mode(v1="allow_fp32_to_fp16"), mode("mixed_float16"), mode("fp16")):
+        result = rewrite(build(fn), options)
+        kept = _record(result, "kept")
+        assert kept.decision == "float32" and "_keep_dtype" in kept.reason
+        assert data_inputs(result.graph_def, "kept") == ["x", "w"]
+        assert _record(result, "free").decision == "float16"
+
+
+# ---- force_fp16 --------------------------------------------------------------------------------------------
+
+def test_force_fp16_runs_every_supporting_op_in_float16_even_black_ones():
+    def fn():
+        log = tf.math.log(tf.nn.relu(_x(), name="relu"), name="log")
+        tf.reduce_mean(log, name="mean")
+
+    result = rewrite(build(fn), mode("fp16"))
+    for name in ("relu", "log", "mean"):
+        assert _record(result, name).decision == "float16", name
+        assert dtype_of(result.graph_def, name) == FP16
+    assert _record(result, "log").list == "black"
+    assert [c.name for c in added_casts(result.graph_def)] == ["x-0-CastToFp16-NpuBridge"]
+
+
+def test_force_fp16_lowers_bfloat16_ops():
+    result = rewrite(build(lambda: tf.nn.relu(_x(dtype=tf.bfloat16), name="relu")), mode("fp16"))
+    assert dtype_of(result.graph_def, "relu") == FP16
+    assert result.tensor_map["relu:0"].dtype == "float16"
+
+
+# ---- force_fp32 / cube_fp16in_fp32out ----------------------------------------------------------------------
+
+def test_force_fp32_cube_takes_fp16_inputs_and_gives_fp32_output():
+    result = rewrite(build(lambda: tf.matmul(_x(), _w(), name="mm")), mode("cube_fp16in_fp32out"))
+    record = _record(result, "mm")
+    assert record.decision == "float16" and record.emulated and "produces float32" in record.reason
+    assert data_inputs(result.graph_def, "mm") == ["x-0-CastToFp16-NpuBridge-0-CastToFp32-NpuBridge",
+                                                   "w-0-CastToFp16-NpuBridge-0-CastToFp32-NpuBridge"]
+    assert "mm:0" not in result.tensor_map
+
+
+def test_force_fp32_raises_half_vector_ops_and_the_half_cube_output():
+    def fn():
+        x = _x(dtype=tf.float16)
+        relu = tf.nn.relu(x, name="relu")
+        tf.matmul(relu, tf.cast(_w(), tf.float16, name="w16"), name="mm")
+
+    result = rewrite(build(fn), npu_options(v1="force_fp32"))
+    relu = _record(result, "relu")
+    assert relu.decision == "float32" and "raised to float32" in relu.reason
+    assert dtype_of(result.graph_def, "relu") == FP32 and dtype_of(result.graph_def, "mm") == FP32
+    assert result.tensor_map["relu:0"].dtype == "float32" and result.tensor_map["mm:0"].dtype == "float32"
+    # The cube op reads its operands rounded to float16: relu's float32 output is cast down, then up.
+    assert data_inputs(result.graph_def, "mm") == ["relu-0-CastToFp16-NpuBridge-0-CastToFp32-NpuBridge",
+                                                   "w16-0-CastToFp32-NpuBridge"]
+    value = run(result.graph_def, "mm:0", {"x:0": np.eye(4, dtype=np.float16)})
+    assert value.dtype == np.float32
+
+
+# ---- must_keep_origin_dtype --------------------------------------------------------------------------------
+
+def test_keep_origin_changes_nothing():
+    def fn():
+        tf.nn.relu(tf.matmul(_x(), _w(), name="mm"), name="relu")
+
+    graph_def = build(fn)
+    result = rewrite(graph_def, mode("origin"))
+    assert result.graph_def == graph_def and result.tensor_map == {}
+    assert "every dtype stays as written" in _record(result, "mm").reason
+    assert result.report.summary() == "NpuOptimizer origin: 0/4 ops reduced to float16, 0 casts"
+
+
+# ---- bfloat16 modes (910B) ---------------------------------------------------------------------------------
+
+def test_mixed_bfloat16_on_910b():
+    def fn():
+        mm = tf.matmul(_x(), _w(), name="mm")
+        tf.math.lgamma(tf.nn.relu(mm, name="relu") + 1.0, name="lgamma")
+
+    result = rewrite(build(fn), mode("mixed_bfloat16", soc="Ascend910B3"))
+    assert result.report.summary().startswith("NpuOptimizer mixed_bfloat16: 4/")
+    assert _record(result, "mm").decision == "bfloat16"
+    assert dtype_of(result.graph_def, "relu") == BF16
+    lgamma = _record(result, "lgamma")
+    assert lgamma.decision == "bfloat16" and lgamma.emulated  # TF has no bfloat16 Lgamma kernel on CPU
+    assert result.tensor_map["mm:0"].name == "mm-0-CastToBf16-NpuBridge:0"
+
+
+def test_allow_fp32_to_bf16_on_910b():
+    def fn():
+        tf.nn.relu(tf.matmul(_x(), _w(), name="mm"), name="relu")
+
+    result = rewrite(build(fn), mode(v1="allow_fp32_to_bf16", soc="Ascend910B3"))
+    assert _record(result, "mm").decision == "bfloat16"
+    assert _record(result, "relu").decision == "float32"
