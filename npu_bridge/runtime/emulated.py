@@ -13,7 +13,7 @@ from tensorflow.python.platform import tf_logging
 
 from npu_bridge.core.precision import rewrite
 from npu_bridge.runtime import user_errors
-from npu_bridge.runtime.plans import Plan, cache_plan, plan_key, subfeeds
+from npu_bridge.runtime.plans import Plan, cache_plan, cached_plan, plan_key, subfeeds
 from npu_bridge.runtime.program import Program
 
 NPU_OPTIMIZER = "NpuOptimizer"
@@ -33,7 +33,7 @@ class EmulatedSession:
     def run(self, fetches, feed_dict=None, run_options=None, run_metadata=None):
         program = self.current_program()
         key = plan_key(fetches, feed_dict)
-        plan = program.plans.get(key) if key is not None else None
+        plan = cached_plan(program, key)
         if plan is None:
             plan = self._plan(program, fetches, feed_dict, key)
         if plan.simple_feeds:

@@ -14,18 +14,29 @@ from tensorflow.python.util import nest
 from npu_bridge.core.errors import NpuConfigError
 
 ITERATIONS_ATTR = "_npu_iterations_per_loop"
-_LEAF_TYPES = (tf.Tensor, tf.Operation, str, tf.SparseTensor, tf.IndexedSlices)
+_LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.IndexedSlices)
 _MAX_CACHED_PLANS = 512
 
 
 def plan_key(fetches, feed_dict):
-    """A hashable key for (fetch structure, feed keys), or None when the structure cannot be keyed safely."""
+    """A key for (fetch structure, feed keys), or None when the structure cannot be keyed safely.
+
+    Leaves are keyed by identity (graph tensors hash by id) and the key holds them, so ids are never reused.
+    """
     try:
-        key = (_fetch_key(fetches), tuple(feed_dict) if feed_dict else ())
-        hash(key)
+        return _fetch_key(fetches), tuple(feed_dict) if feed_dict else ()
     except TypeError:
         return None
-    return key
+
+
+def cached_plan(program, key):
+    """The cached plan for `key`, or None (also when a leaf of the key turns out to be unhashable)."""
+    if key is None:
+        return None
+    try:
+        return program.plans.get(key)
+    except TypeError:
+        return None
 
 
 def _fetch_key(fetch):
@@ -147,6 +158,10 @@ class Plan:
 
 
 def cache_plan(program, key, plan):
+    try:
+        hash(key)
+    except TypeError:
+        return
     with program.lock:
         if len(program.plans) >= _MAX_CACHED_PLANS:
             program.plans.clear()

@@ -1,4 +1,6 @@
 """The user's graph is only read; sessions follow it as it grows, never losing variable state."""
+import logging
+
 import numpy as np
 import tensorflow as tf
 
@@ -79,3 +81,44 @@ def test_extension_and_fresh_build_compute_the_same(graph):
         fresh = Program(sess._npu_emulation.program.result, 0, "", sess._npu_emulation.config)
         np.testing.assert_array_equal(fresh.session.run("out:0", {"x:0": [[1.0, 2.0]]}), extended)
         fresh.close()
+
+
+def test_summary_line_is_logged_once_per_build_or_extension(graph, caplog):
+    tf_logger = logging.getLogger("tensorflow")
+    level = tf_logger.level
+    tf_logger.setLevel(logging.INFO)
+    try:
+        x = tf.compat.v1.placeholder(tf.float32, [1, 2], name="x")
+        y = tf.matmul(x, tf.constant([[1.0], [2.0]]), name="y")
+        with caplog.at_level(logging.INFO, logger="tensorflow"), \
+                tf.compat.v1.Session(config=npu_config()) as sess:
+            for _ in range(3):
+                sess.run(y, {x: [[1.0, 1.0]]})
+            sess.run(tf.nn.relu(y), {x: [[1.0, 1.0]]})
+            summary = last_report(sess).summary()
+    finally:
+        tf_logger.setLevel(level)
+    lines = [r.getMessage() for r in caplog.records if "emulated NPU graph" in r.getMessage()]
+    assert len(lines) == 2
+    assert lines[0].startswith(summary.split(":")[0]) and "built" in lines[0]
+    assert lines[1].startswith(summary) and "extended" in lines[1]
+
+
+def test_variables_as_fetches_use_the_plan_cache(graph):
+    v = tf.compat.v1.get_variable("v", initializer=2.0, use_resource=False)
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(v.initializer)
+        assert sess.run(v) == 2.0 and sess.run([v]) == [2.0]
+        assert len(sess._npu_emulation.program.plans) == 3
+
+
+def test_new_op_with_a_control_dependency_on_an_old_op(graph):
+    counter = tf.compat.v1.get_variable("counter", initializer=0.0, use_resource=True)
+    bump = counter.assign_add(1.0).op
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(counter.initializer)
+        sess.run(bump)
+        with tf.control_dependencies([bump]):
+            after_bump = tf.identity(tf.constant(7.0), name="after_bump")
+        assert sess.run(after_bump) == 7.0
+        assert sess.run(counter.read_value()) == 2.0
