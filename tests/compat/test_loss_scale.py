@@ -140,11 +140,11 @@ def test_saturation_mode_treats_fp16_overflow_as_overflow(sat_mode):
     w, g, global_step, _, train_op = _model(manager)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        sess.run(train_op, {g: 65504.0 / 4})
+        sess.run(train_op, {g: 65504.0})
         assert sess.run(w) == 1.0
         assert sess.run(global_step) == 0
-        sess.run(train_op, {g: 100.0})
-        assert sess.run(w) == pytest.approx(-99.0)
+        sess.run(train_op, {g: 60000.0})
+        assert sess.run(w) == pytest.approx(1.0 - 60000.0)
 
 
 def test_inf_nan_mode_applies_large_finite_gradients(sat_mode):

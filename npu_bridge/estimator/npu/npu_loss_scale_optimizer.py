@@ -8,9 +8,11 @@ manager's update runs on every step.
 What counts as overflow follows the emulated device's mode (npu_plugin):
 - INF/NaN mode (910B and later, or set_device_sat_mode(1)): a gradient is non-finite.
 - Saturation mode (first-generation Ascend910, the default soc, or set_device_sat_mode(0)): the NPU clamps an
-  overflowing fp16 result to +-65504 and flags it in a status register, so a step overflows when a gradient is
-  non-finite or its scaled value (what the device computed in fp16) reaches 65504 in magnitude.
-The mode is resolved when apply_gradients builds the graph.
+  overflowing fp16 result to +-65504 and flags it in a status register, so a gradient that is non-finite or
+  has reached 65504 in magnitude counts as overflow.
+Ops the precision pass reduces run in real float16 on the emulator, so an fp16 overflow inside the graph shows
+up as Inf in the gradients and is caught in both modes. The mode is resolved when apply_gradients builds the
+graph.
 """
 import tensorflow.compat.v1 as tf
 
@@ -66,14 +68,13 @@ class NPULossScaleOptimizer(tf.train.Optimizer):
     def _all_finite(self, grads):
         """True when no gradient overflowed under the device's overflow mode."""
         saturation = not npu_plugin.is_inf_nan_enabled()
-        loss_scale = tf.cast(self._loss_scale_manager.get_loss_scale(), tf.float32)
         checks = []
         for grad in grads:
             values = _values(grad)
             finite = tf.reduce_all(tf.is_finite(values))
             if saturation:
-                scaled = tf.abs(tf.cast(values, tf.float32)) * loss_scale
-                finite = tf.logical_and(finite, tf.reduce_all(scaled < FP16_MAX))
+                magnitude = tf.abs(tf.cast(values, tf.float32))
+                finite = tf.logical_and(finite, tf.reduce_all(magnitude < FP16_MAX))
             checks.append(finite)
         if not checks:
             return tf.constant(True)
