@@ -106,14 +106,16 @@ def _rewrite_section(results):
     lines = ["", "## a. Rewrite time: precision pass (mixed_float16) vs TF auto_mixed_precision_cpu", "",
               "Training graphs (forward, gradients, Momentum, BN moving averages). TF time is the pass's own "
               "time as grappler logs it (`TF_CPP_VMODULE=meta_optimizer=1`); ours is `rewrite(graph_def, "
-              "options)` wall time. Both: median of warm repeats.", "",
-              "| family | nodes | ours ms | ours nodes/s | TF ms | TF nodes/s | ours/TF | ours casts | TF casts | note |",
+              "options)` wall time. Warm repeats (the cold first call is in the JSON); nodes/s and the ratio use "
+              "the fastest repeat of each side, the least disturbed by other processes on a shared machine.", "",
+              "| family | nodes | ours ms min / median | ours nodes/s | TF ms min / median | TF nodes/s | ours/TF | "
+              "ours casts | TF casts | note |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["rewrite"]:
         ours, peer = row["ours"], row["tf"]
         lines.append(
-            f"| {row['family']} | {row['nodes']} | {_fmt(_ms(ours.get('median_s')))} | "
-            f"{_fmt(ours.get('nodes_per_s'), '.3g')} | {_fmt(_ms(peer.get('median_s')))} | "
+            f"| {row['family']} | {row['nodes']} | {_fmt(_ms(ours.get('min_s')))} / {_fmt(_ms(ours.get('median_s')))} | "
+            f"{_fmt(ours.get('nodes_per_s'), '.3g')} | {_fmt(_ms(peer.get('min_s')))} / {_fmt(_ms(peer.get('median_s')))} | "
             f"{_fmt(peer.get('nodes_per_s'), '.3g')} | {_fmt(row.get('ratio'), '.2f')} | "
             f"{_fmt(ours.get('n_casts'), 'd')} | {_fmt(peer.get('n_casts'), 'd')} | "
             f"{'; '.join(x for x in (ours.get('error'), peer.get('error')) if x)} |")
@@ -134,17 +136,20 @@ def _step_section(results):
               "Each row is its own process. Ratios are against `plain_fp32` of the same model (same base "
               "ConfigProto: remapping and memory optimization OFF). Peak RSS is `ru_maxrss` of that process; "
               "'in session' is its growth after TensorFlow, npu_bridge and the graph were loaded. A `npu_*` row "
-              "counts only when the runtime's report proves the rewritten graph ran.", "",
+              "counts only when the runtime's report proves the rewritten graph ran. Loss: at the first step "
+              "(before any update: should agree across configurations up to rounding) and at the last timed step "
+              "(no loss scaling anywhere, so reduced precision may diverge).", "",
               "| model | nodes | config | step ms (median) | x plain | steps | first step s | peak RSS MB | "
-              "RSS x plain | in session MB | status |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "RSS x plain | in session MB | loss first / last | status |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["step"]:
         status = row.get("failure") or row.get("emulation") or "ok"
         lines.append(
             f"| {row['model']} | {_fmt(row.get('nodes'), 'd')} | {row['config']} | {_fmt(_ms(row.get('median_s')))} | "
             f"{_fmt(row.get('ratio'), '.2f')} | {_fmt(row.get('steps'), 'd')} | {_fmt(row.get('first_step_s'))} | "
             f"{_fmt(row.get('peak_rss_mb'), '.0f')} | {_fmt(row.get('rss_ratio'), '.2f')} | "
-            f"{_fmt(_growth(row), '.0f')} | {status} |")
+            f"{_fmt(_growth(row), '.0f')} | {_fmt(row.get('first_loss'), '.4g')} / {_fmt(row.get('last_loss'), '.3g')} | "
+            f"{status} |")
     return lines
 
 
@@ -160,12 +165,13 @@ def _overhead_section(results):
     if overhead.get("failure"):
         lines.append(f"Not measured: {overhead['failure']}")
     else:
-        lines += ["| plain session us/run | emulated us/run | overhead us/run | plain session after "
-                  "`import npu_bridge` us/run |", "|---|---|---|---|",
+        lines += ["| plain session us/run | emulated us/run | overhead us/run (median of paired differences) | "
+                  "plain session in a process without npu_bridge us/run |", "|---|---|---|---|",
                   f"| {_fmt(overhead.get('plain_us'), '.1f')} | {_fmt(overhead.get('emulated_us'), '.1f')} | "
-                  f"{_fmt(overhead.get('overhead_us'), '.1f')} | {_fmt(overhead.get('plain_after_import_us'), '.1f')} |",
-                  "", f"Median of {overhead.get('repeats')} repeats of {overhead.get('runs')} runs; the "
-                  f"emulated session: {overhead.get('emulation')}"]
+                  f"{_fmt(overhead.get('overhead_us'), '.1f')} | "
+                  f"{_fmt(overhead.get('plain_without_npu_bridge_us'), '.1f')} |",
+                  "", f"{overhead.get('repeats')} alternating blocks of {overhead.get('runs')} runs per session, "
+                  f"in one process; the emulated session: {overhead.get('emulation')}"]
     return lines
 
 
@@ -182,14 +188,14 @@ def plot(results, path):
     for family in sorted({row["family"] for row in results["rewrite"]}):
         rows = [row for row in results["rewrite"] if row["family"] == family]
         for side, style in (("ours", "-o"), ("tf", "--s")):
-            points = [(row["nodes"], row[side]["median_s"] * 1e3) for row in rows if row[side].get("median_s")]
+            points = [(row["nodes"], row[side]["min_s"] * 1e3) for row in rows if row[side].get("min_s")]
             if points:
                 axes.plot(*zip(*points), style, label=f"{'npu_bridge' if side == 'ours' else 'TF AMP cpu'} "
                                                       f"{family}")
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlabel("nodes in the training graph")
-    axes.set_ylabel("rewrite time (ms)")
+    axes.set_ylabel("rewrite time, fastest repeat (ms)")
     axes.set_title(f"Precision rewrite scaling, TF {results['meta']['environment'].get('tensorflow')}")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend()

@@ -21,26 +21,28 @@ from benchmarks.runner import REPO_ROOT, run_child
 SETTINGS = {
     "quick": {
         "rewrite_targets": [100, 500, 2000],
-        "rewrite_repeats": 3,
+        "rewrite_repeats": 5,
         "step_models": {
             "mlp": {"batch": 32, "hidden": 512},
             "small_cnn": {"batch": 16},
             "resnet50": {"batch": 2, "image": 64, "base_width": 16},
         },
-        "step": {"warmup": 1, "min_steps": 3, "max_steps": 50, "budget_s": 1.0},
-        "overhead": {"runs": 300, "repeats": 5},
+        "step": {"warmup": 1, "min_steps": 3, "max_steps": 20, "budget_s": 0.3},
+        "step_rounds": 1,
+        "overhead": {"runs": 200, "repeats": 11},
         "timeout_s": 300,
     },
     "full": {
         "rewrite_targets": [100, 500, 2000, 5000, 20000],
-        "rewrite_repeats": 5,
+        "rewrite_repeats": 7,
         "step_models": {
             "mlp": {"batch": 64, "hidden": 1024},
             "small_cnn": {"batch": 32},
             "resnet50": {"batch": 2, "image": 128, "base_width": 64},
         },
-        "step": {"warmup": 2, "min_steps": 5, "max_steps": 200, "budget_s": 4.0},
-        "overhead": {"runs": 2000, "repeats": 9},
+        "step": {"warmup": 2, "min_steps": 5, "max_steps": 200, "budget_s": 3.0},
+        "step_rounds": 2,
+        "overhead": {"runs": 500, "repeats": 41},
         "timeout_s": 900,
     },
 }
@@ -80,8 +82,8 @@ def _side(outcome, path, nodes):
         row = dict(found[0])
         row.pop("kind")
         row.pop("path")
-        if row.get("median_s"):
-            row["nodes_per_s"] = nodes / row["median_s"]
+        if row.get("min_s"):
+            row["nodes_per_s"] = nodes / row["min_s"]
         return row
     unfinished = outcome.unfinished
     if unfinished and unfinished["path"] == path:
@@ -114,8 +116,8 @@ def bench_rewrite(settings, work_dir, results, profile_dir):
     for graph in graphs:
         row = {"family": graph["family"], "depth": graph["depth"], "nodes": graph["nodes"],
                "ours": _side(ours, graph["path"], graph["nodes"]), "tf": _side(peer, graph["path"], graph["nodes"])}
-        if row["ours"].get("median_s") and row["tf"].get("median_s"):
-            row["ratio"] = row["ours"]["median_s"] / row["tf"]["median_s"]
+        if row["ours"].get("min_s") and row["tf"].get("min_s"):
+            row["ratio"] = row["ours"]["min_s"] / row["tf"]["min_s"]
         results["rewrite"].append(row)
     for outcome in (ours, peer):
         if outcome.failure:
@@ -123,33 +125,50 @@ def bench_rewrite(settings, work_dir, results, profile_dir):
     if profile_dir and os.path.exists(spec.get("profile_path", "")):
         results["profiles"].append(os.path.basename(spec["profile_path"]))
     results["scaling"] = {
-        family: {side: report.scaling_exponent([(r["nodes"], r[side].get("median_s"))
+        family: {side: report.scaling_exponent([(r["nodes"], r[side].get("min_s"))
                                                 for r in results["rewrite"] if r["family"] == family])
                  for side in ("ours", "tf")}
         for family in families}
 
 
+def _step_row(model, config, size, outcome):
+    row = {"model": model, "config": config, "size": size}
+    if outcome.of_kind("step"):
+        row.update({k: v for k, v in outcome.of_kind("step")[0].items() if k != "kind"})
+    elif outcome.of_kind("start"):
+        row["nodes"] = outcome.of_kind("start")[0]["nodes"]
+    if outcome.failure:
+        row["failure"] = outcome.failure
+        row["stderr_tail"] = outcome.stderr_tail
+    elif row.get("emulated") is False:
+        row["failure"] = row["emulation"]
+    return row
+
+
 def bench_step(settings, results, profile_dir):
+    """Each (model, configuration) in its own process; in full mode every configuration runs in several rounds
+    (round-robin, so a burst of load from other processes hits one round, not one configuration) and the round
+    with the lowest median step time is kept."""
     for model, size in settings["step_models"].items():
-        rows = []
-        for config in CONFIGS:
-            log(f"step time: {model} under {config}")
-            spec = {"model": model, "size": size, "config": config, **settings["step"]}
-            outcome = run_child("step", spec, timeout_s=settings["timeout_s"])
-            row = {"model": model, "config": config, "size": size}
-            if outcome.of_kind("step"):
-                row.update({k: v for k, v in outcome.of_kind("step")[0].items() if k != "kind"})
-            elif outcome.of_kind("start"):
-                row["nodes"] = outcome.of_kind("start")[0]["nodes"]
-            if outcome.failure:
-                row["failure"] = outcome.failure
-                row["stderr_tail"] = outcome.stderr_tail
-            rows.append(row)
-        plain = next((r for r in rows if r["config"] == "plain_fp32" and r.get("median_s")), None)
+        best = {}
+        for round_index in range(settings["step_rounds"]):
+            for config in CONFIGS:
+                if best.get(config, {}).get("failure"):
+                    continue  # crashes and missing emulation are deterministic: one round records them
+                log(f"step time: {model} under {config} (round {round_index + 1}/{settings['step_rounds']})")
+                spec = {"model": model, "size": size, "config": config, **settings["step"]}
+                row = _step_row(model, config, size, run_child("step", spec, timeout_s=settings["timeout_s"]))
+                kept = best.get(config)
+                row["round_medians_s"] = (kept or {}).get("round_medians_s", []) + [row.get("median_s")]
+                if kept is None or (row.get("median_s") and not row.get("failure") and
+                                    (kept.get("failure") or row["median_s"] < kept["median_s"])):
+                    best[config] = row
+                else:
+                    kept["round_medians_s"] = row["round_medians_s"]
+        rows = [best[config] for config in CONFIGS]
+        plain = best["plain_fp32"] if best["plain_fp32"].get("median_s") else None
         for row in rows:
-            if row.get("emulated") is False and not row.get("failure"):
-                row["failure"] = row["emulation"]
-            if plain and row.get("median_s") and row.get("emulated") is not False:
+            if plain and row.get("median_s") and not row.get("failure"):
                 row["ratio"] = row["median_s"] / plain["median_s"]
                 row["rss_ratio"] = row["peak_rss_mb"] / plain["peak_rss_mb"]
         results["step"].extend(rows)
@@ -179,7 +198,7 @@ def _profile_step(settings, results, profile_dir):
 def bench_overhead(settings, results):
     measured = {}
     for emulated in (False, True):
-        log(f"wrapper overhead: {'emulated' if emulated else 'plain'} session")
+        log(f"wrapper overhead: {'emulated and plain sessions' if emulated else 'plain session, no npu_bridge'}")
         outcome = run_child("overhead", {"emulated": emulated, **settings["overhead"]},
                             timeout_s=settings["timeout_s"])
         if outcome.failure or not outcome.of_kind("overhead"):
@@ -187,15 +206,16 @@ def bench_overhead(settings, results):
                                    "stderr_tail": outcome.stderr_tail}
             return
         measured[emulated] = outcome.of_kind("overhead")[0]
-        if emulated and not measured[emulated]["emulated_ok"]:
-            results["overhead"] = {"failure": measured[emulated]["emulation"]}
-            return
+    if not measured[True]["emulated_ok"]:
+        results["overhead"] = {"failure": measured[True]["emulation"]}
+        return
     results["overhead"] = {
-        "plain_us": measured[False]["median_us"], "emulated_us": measured[True]["median_us"],
-        "overhead_us": measured[True]["median_us"] - measured[False]["median_us"],
-        "plain_after_import_us": measured[True].get("plain_after_import_us"),
-        "plain_samples_us": measured[False]["samples_us"], "emulated_samples_us": measured[True]["samples_us"],
-        "emulation": measured[True].get("emulation"), **settings["overhead"]}
+        "plain_us": measured[True]["plain_us"], "emulated_us": measured[True]["emulated_us"],
+        "overhead_us": measured[True]["overhead_us"], "plain_without_npu_bridge_us": measured[False]["plain_us"],
+        "plain_samples_us": measured[True]["plain_samples_us"],
+        "emulated_samples_us": measured[True]["emulated_samples_us"],
+        "plain_without_npu_bridge_samples_us": measured[False]["plain_samples_us"],
+        "emulation": measured[True]["emulation"], **settings["overhead"]}
 
 
 def parse_args(argv):
