@@ -14,12 +14,18 @@ from tensorflow.python.platform import tf_logging
 from npu_bridge.core.precision import rewrite
 from npu_bridge.runtime import user_errors
 from npu_bridge.runtime.plans import Plan, cache_plan, cached_plan, plan_key, subfeeds
-from npu_bridge.runtime.program import Program
+from npu_bridge.runtime.program import Program, fingerprints
 
 NPU_OPTIMIZER = "NpuOptimizer"
 
 
 class EmulatedSession:
+    """What a BaseSession configured for the NPU delegates run / make_callable / partial_run / close to.
+
+    It keeps no reference to the TensorFlow session that owns it, so that session is freed (and closes this one)
+    exactly as a plain session would be.
+    """
+
     def __init__(self, graph, options, target, config):
         self.graph = graph
         self.options = options
@@ -118,8 +124,8 @@ class EmulatedSession:
             result = rewrite(self.graph.as_graph_def(), self.options)
             if program is None:
                 program, how = Program(result, version, self.target, self.config), "built"
-            elif program.can_extend_to(result):
-                program.extend_to(result, version)
+            elif program.can_extend_to(result, nodes := fingerprints(result.graph_def)):
+                program.extend_to(result, version, nodes)
                 how = "extended with the ops added since the last run"
             else:
                 program = program.replace_with(result, version, self.target, self.config)

@@ -27,26 +27,23 @@ class Program:
         with self.graph.as_default():
             tf.graph_util.import_graph_def(result.graph_def, name="")
         self.session = tf.compat.v1.Session(target, graph=self.graph, config=config)
-        self.nodes = _fingerprints(result.graph_def)
+        self.nodes = fingerprints(result.graph_def)
         self.functions = {f.signature.name: f.SerializeToString(deterministic=True)
                           for f in result.graph_def.library.function}
         self.plans = {}
         self.lock = threading.RLock()
 
-    def can_extend_to(self, result):
-        """True when `result` only adds nodes and functions to what this program already runs."""
-        new_nodes = {n.name: n for n in result.graph_def.node}
-        for name, blob in self.nodes.items():
-            node = new_nodes.get(name)
-            if node is None or node.SerializeToString(deterministic=True) != blob:
-                return False
+    def can_extend_to(self, result, node_blobs):
+        """True when `result` (its node_blobs from fingerprints()) only adds nodes and functions to what this program runs."""
+        if any(node_blobs.get(name) != blob for name, blob in self.nodes.items()):
+            return False
         for function in result.graph_def.library.function:
             known = self.functions.get(function.signature.name)
             if known is not None and known != function.SerializeToString(deterministic=True):
                 return False
         return True
 
-    def extend_to(self, result, version):
+    def extend_to(self, result, version, node_blobs):
         """Import the nodes of `result` this program lacks into the running inner graph."""
         added = graph_pb2.GraphDef()
         added.versions.CopyFrom(result.graph_def.versions)
@@ -84,7 +81,7 @@ class Program:
             self.plans = {}
         self.result = result
         self.version = version
-        self.nodes = _fingerprints(result.graph_def)
+        self.nodes = node_blobs
         self.functions.update((f.signature.name, f.SerializeToString(deterministic=True))
                               for f in added.library.function)
 
@@ -115,5 +112,6 @@ class Program:
         self.session.close()
 
 
-def _fingerprints(graph_def):
+def fingerprints(graph_def):
+    """{node name: deterministic serialization}: what decides whether the inner graph can simply grow."""
     return {n.name: n.SerializeToString(deterministic=True) for n in graph_def.node}
