@@ -34,7 +34,7 @@ class Program:
         self.lock = threading.RLock()
 
     def can_extend_to(self, result, node_blobs):
-        """True when `result` (its node_blobs from fingerprints()) only adds nodes and functions to what this program runs."""
+        """True when `result` (node_blobs: its fingerprints()) only adds nodes and functions to this program."""
         if any(node_blobs.get(name) != blob for name, blob in self.nodes.items()):
             return False
         for function in result.graph_def.library.function:

@@ -122,3 +122,20 @@ def test_new_op_with_a_control_dependency_on_an_old_op(graph):
             after_bump = tf.identity(tf.constant(7.0), name="after_bump")
         assert sess.run(after_bump) == 7.0
         assert sess.run(counter.read_value()) == 2.0
+
+
+def test_user_casts_added_later_keep_variable_values_whatever_the_path(graph):
+    # A user Cast to float16 added after the first run lets the pass reuse it for an existing conversion; the
+    # existing MatMul's inputs change, so the inner session is rebuilt and the variable must survive that.
+    x = tf.compat.v1.placeholder(tf.float32, [2, 2], name="x")
+    v = tf.compat.v1.get_variable("v", initializer=np.full((2, 2), 0.5, np.float32), use_resource=False)
+    y = tf.matmul(x, v, name="y")
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(v.initializer)
+        sess.run(tf.compat.v1.assign(v, np.full((2, 2), 0.25, np.float32)))
+        np.testing.assert_array_equal(sess.run(y, {x: np.ones((2, 2))}), np.full((2, 2), 0.5))
+        as_half = [tf.cast(x, tf.float16, name="x_half"), tf.cast(v, tf.float16, name="v_half")]
+        value, x_half, v_half = sess.run([y] + as_half, {x: np.ones((2, 2))})
+    np.testing.assert_array_equal(value, np.full((2, 2), 0.5))
+    np.testing.assert_array_equal(v_half, np.full((2, 2), 0.25, np.float16))
+    assert x_half.dtype == np.float16
