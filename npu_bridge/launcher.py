@@ -112,10 +112,15 @@ def _report_exception(error, script_path):
     sys.excepthook(type(error), error.with_traceback(tb), tb)
 
 
-def _run_script(script, args):
+def _compile_script(script):
+    """The script's code object (a SyntaxError here is reported before TensorFlow is even imported)."""
     script_path = os.path.abspath(script)
     with io.open_code(script_path) as source_file:
-        source = source_file.read()
+        return compile(source_file.read(), script_path, "exec")
+
+
+def _run_script(code, script, args):
+    script_path = code.co_filename
     main_module = types.ModuleType("__main__")
     main_module.__file__ = script_path
     main_module.__builtins__ = builtins
@@ -124,7 +129,6 @@ def _run_script(script, args):
     sys.argv = [script, *args]
     sys.path[0] = os.path.dirname(os.path.realpath(script_path))
     try:
-        code = compile(source, script_path, "exec")
         exec(code, main_module.__dict__)
     except SystemExit:
         raise
@@ -144,5 +148,10 @@ def main(argv=None):
     if not os.path.isfile(script):
         print(f"npu-run: can't open file {script!r}: [Errno 2] No such file or directory", file=sys.stderr)
         return 2
+    try:
+        code = _compile_script(script)
+    except SyntaxError as error:
+        _report_exception(error, os.path.abspath(script))
+        return 1
     _prepare_tensorflow()
-    return _run_script(script, args[1:])
+    return _run_script(code, script, args[1:])

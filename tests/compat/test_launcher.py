@@ -1,0 +1,96 @@
+"""npu-run / python -m npu_bridge: unmodified TF1 scripts run as with `python script.py`."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+
+def _run(tmp_path, source, *args, name="script.py"):
+    script = tmp_path / name
+    script.write_text(textwrap.dedent(source))
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    return subprocess.run([sys.executable, "-m", "npu_bridge", str(script), *args], cwd=str(tmp_path.parent),
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+TF1_SCRIPT = """
+    import sys
+    import tensorflow as tf
+    from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+    from tensorflow.python.ops import math_ops
+    from tensorflow.keras import backend as K
+    from tensorflow.keras.layers import Dense
+    import tensorflow.compat.v1 as tfv1
+    import helper_module
+
+    assert __name__ == "__main__"
+    print("argv", sys.argv[1:])
+    print("path0", sys.path[0])
+    print("is_v1_api", tf.Session is tfv1.Session and not tf.executing_eagerly())
+    print("real_package_for_libraries", sys.modules["tensorflow"] is not tf)
+    print("helper_sees_v1", helper_module.tf is tf)
+    print("keras_v1_backend", hasattr(K, "get_session") and Dense is tf.keras.layers.Dense)
+    print("math_ops", math_ops.add is not None)
+
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = tf.layers.dense(x, 2)
+    cell = tf.nn.rnn_cell.LSTMCell(4)
+    config = tf.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["use_off_line"].b = True
+    config.graph_options.rewrite_options.remapping = RewriterConfig.OFF
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        print("shape", sess.run(y, {x: [[1.0, 2.0, 3.0]]}).shape)
+    sys.exit(int(sys.argv[1]))
+"""
+
+
+def test_tf1_script_runs_with_python_semantics(tmp_path):
+    (tmp_path / "helper_module.py").write_text("import tensorflow as tf\n")
+    result = _run(tmp_path, TF1_SCRIPT, "7", "--flag")
+    assert result.returncode == 7, result.stderr
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert lines["argv"] == "['7', '--flag']"
+    assert lines["path0"] == str(tmp_path.resolve())
+    for check in ("is_v1_api", "real_package_for_libraries", "helper_sees_v1", "keras_v1_backend", "math_ops"):
+        assert lines[check] == "True", check
+    assert lines["shape"] == "(1, 2)"
+
+
+def test_traceback_starts_at_the_script_and_exit_code_is_one(tmp_path):
+    result = _run(tmp_path, """
+        def fail():
+            raise ValueError("broken on purpose")
+        fail()
+    """)
+    assert result.returncode == 1
+    traceback_lines = result.stderr[result.stderr.index("Traceback"):].splitlines()
+    assert "script.py" in traceback_lines[1] and "line 4" in traceback_lines[1]
+    assert "launcher" not in result.stderr[result.stderr.index("Traceback"):]
+    assert traceback_lines[-1] == "ValueError: broken on purpose"
+
+
+def test_syntax_errors_are_reported_like_python(tmp_path):
+    result = _run(tmp_path, "x = (\n")
+    assert result.returncode == 1
+    assert "SyntaxError" in result.stderr and "script.py" in result.stderr
+
+
+def test_missing_script_and_usage():
+    missing = subprocess.run([sys.executable, "-m", "npu_bridge", "no_such_script.py"], capture_output=True,
+                             text=True, timeout=120)
+    assert missing.returncode == 2
+    assert "can't open file 'no_such_script.py'" in missing.stderr
+    usage = subprocess.run([sys.executable, "-m", "npu_bridge"], capture_output=True, text=True, timeout=120)
+    assert usage.returncode == 2 and "usage: npu-run script.py" in usage.stderr
+
+
+def test_launcher_main_is_the_console_script_entry_point():
+    from importlib import metadata
+
+    entry, = [e for e in metadata.entry_points(group="console_scripts") if e.name == "npu-run"]
+    assert entry.value == "npu_bridge.launcher:main"
