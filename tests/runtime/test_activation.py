@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 
 import npu_bridge.runtime
-from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
 from npu_bridge.runtime import last_report
 
 from .conftest import fp16, npu_config
@@ -56,7 +56,7 @@ def test_other_custom_optimizer_name_is_not_the_npu(graph):
     x, y = _matmul()
     config = npu_config("mixed_float16")
     config.graph_options.rewrite_options.custom_optimizers[0].name = "npuoptimizer"
-    with tf.compat.v1.Session(config=config) as sess:
+    with pytest.warns(NpuConfigWarning, match="NpuOptimizer"), tf.compat.v1.Session(config=config) as sess:
         np.testing.assert_allclose(sess.run(y, {x: X}), X @ W, rtol=1e-6)
     assert not _emulated(sess)
 
