@@ -253,7 +253,8 @@ def _emulation_summary(sess):
 
 
 def task_step_profile(spec):
-    """cProfile of the emulated session's first step and of timed steps, for the owners of the runtime."""
+    """Where the emulated session's step time goes: cProfile of the Python side, then TensorFlow's own per-op
+    timings (RunMetadata step stats) of the emulated and of the plain session, grouped by op type and dtype."""
     tf = _quiet_tf()
     import npu_bridge  # noqa: F401
     from benchmarks.configs import session_config
@@ -262,20 +263,51 @@ def task_step_profile(spec):
     model = build_step_model(spec["model"], spec["size"])
     with model.graph.as_default():
         init = v1.global_variables_initializer()
-    with v1.Session(graph=model.graph, config=session_config(spec["config"])) as sess:
-        sess.run(init)
-        fetches = [model.train_op, model.loss]
-        profiler = cProfile.Profile()
-        profiler.runcall(sess.run, fetches, model.feeds)
-        _write_profile(profiler, spec["first_path"], f"first step of {spec['model']} under {spec['config']}")
-        profiler = cProfile.Profile()
-        profiler.enable()
-        for _ in range(spec["steps"]):
-            sess.run(fetches, model.feeds)
-        profiler.disable()
-        _write_profile(profiler, spec["steps_path"], f"{spec['steps']} steps of {spec['model']} under "
-                       f"{spec['config']}")
+    fetches = [model.train_op, model.loss]
+    op_tables = {}
+    for config in (spec["config"], "plain_fp32"):
+        with v1.Session(graph=model.graph, config=session_config(config)) as sess:
+            sess.run(init)
+            if config == spec["config"]:
+                profiler = cProfile.Profile()
+                profiler.runcall(sess.run, fetches, model.feeds)
+                _write_profile(profiler, spec["first_path"], f"first step of {spec['model']} under {config}")
+                profiler = cProfile.Profile()
+                profiler.enable()
+                for _ in range(spec["steps"]):
+                    sess.run(fetches, model.feeds)
+                profiler.disable()
+                _write_profile(profiler, spec["steps_path"], f"{spec['steps']} steps of {spec['model']} under {config}")
+            op_tables[config] = _op_times(sess, fetches, model.feeds, spec["steps"])
+    with open(spec["steps_path"], "a") as f:
+        for config, table in op_tables.items():
+            total = sum(table.values())
+            f.write(f"\n== TensorFlow per-op time under {config}, {spec['steps']} traced steps: "
+                    f"{total / 1e3:.1f} ms of kernel time, by (op type, output dtype)\n")
+            for (op_type, dtype), micros in sorted(table.items(), key=lambda kv: -kv[1])[:25]:
+                f.write(f"{micros / 1e3:10.2f} ms {100 * micros / total:5.1f}%  {op_type} {dtype}\n")
     emit(kind="profile", paths=[spec["first_path"], spec["steps_path"]])
+
+
+def _op_times(sess, fetches, feeds, steps):
+    """Sum of kernel times per (op type, first output dtype) over `steps` traced runs."""
+    import tensorflow as tf
+    from tensorflow.core.protobuf import config_pb2
+
+    options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
+    table = {}
+    for _ in range(steps):
+        metadata = config_pb2.RunMetadata()
+        sess.run(fetches, feeds, options=options, run_metadata=metadata)
+        for device in metadata.step_stats.dev_stats:
+            for node in device.node_stats:
+                label = node.timeline_label
+                op_type = label.split(" = ", 1)[1].split("(", 1)[0] if " = " in label else node.node_name
+                dtype = (tf.dtypes.as_dtype(node.output[0].tensor_description.dtype).name
+                         if node.output and node.output[0].tensor_description.dtype else "-")
+                key = (op_type, dtype)
+                table[key] = table.get(key, 0) + node.op_end_rel_micros - node.op_start_rel_micros
+    return table
 
 
 # -------------------------------------------------------------------------------------------- wrapper overhead

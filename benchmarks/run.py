@@ -93,7 +93,7 @@ def _side(outcome, path, nodes):
     return {"error": "no result"}
 
 
-def bench_rewrite(settings, work_dir, results, profile_dir):
+def bench_rewrite(settings, work_dir, results):
     families = {family: settings["rewrite_targets"] for family in ("mlp_stack", "conv_bn_stack")}
     log(f"building rewrite graphs {families}")
     built = run_child("build_graphs", {"families": families, "out_dir": work_dir}, timeout_s=settings["timeout_s"])
@@ -106,15 +106,13 @@ def bench_rewrite(settings, work_dir, results, profile_dir):
         results["meta"]["problems"].append(f"building rewrite graphs: {built.failure}\n{built.stderr_tail}")
     paths = [g["path"] for g in graphs]
     spec = {"paths": paths, "repeats": settings["rewrite_repeats"], "mode": "mixed_float16"}
-    if profile_dir:
-        spec["profile_path"] = os.path.join(profile_dir, "profile-rewrite.txt")
     log(f"timing our precision pass on {len(paths)} graphs")
     ours = run_child("rewrite_ours", spec, timeout_s=settings["timeout_s"])
     log("timing TensorFlow's auto_mixed_precision_cpu on the same graphs")
     peer = run_child("rewrite_tf", {"paths": paths, "repeats": settings["rewrite_repeats"]},
                      timeout_s=settings["timeout_s"], env=TF_LOG_ENV)
     for graph in graphs:
-        row = {"family": graph["family"], "depth": graph["depth"], "nodes": graph["nodes"],
+        row = {"family": graph["family"], "depth": graph["depth"], "nodes": graph["nodes"], "path": graph["path"],
                "ours": _side(ours, graph["path"], graph["nodes"]), "tf": _side(peer, graph["path"], graph["nodes"])}
         if row["ours"].get("min_s") and row["tf"].get("min_s"):
             row["ratio"] = row["ours"]["min_s"] / row["tf"]["min_s"]
@@ -122,8 +120,6 @@ def bench_rewrite(settings, work_dir, results, profile_dir):
     for outcome in (ours, peer):
         if outcome.failure:
             results["meta"]["problems"].append(f"{outcome.task}: {outcome.failure}\n{outcome.stderr_tail}")
-    if profile_dir and os.path.exists(spec.get("profile_path", "")):
-        results["profiles"].append(os.path.basename(spec["profile_path"]))
     results["scaling"] = {
         family: {side: report.scaling_exponent([(r["nodes"], r[side].get("min_s"))
                                                 for r in results["rewrite"] if r["family"] == family])
@@ -145,7 +141,7 @@ def _step_row(model, config, size, outcome):
     return row
 
 
-def bench_step(settings, results, profile_dir):
+def bench_step(settings, results):
     """Each (model, configuration) in its own process; in full mode every configuration runs in several rounds
     (round-robin, so a burst of load from other processes hits one round, not one configuration) and the round
     with the lowest median step time is kept."""
@@ -172,25 +168,36 @@ def bench_step(settings, results, profile_dir):
                 row["ratio"] = row["median_s"] / plain["median_s"]
                 row["rss_ratio"] = row["peak_rss_mb"] / plain["peak_rss_mb"]
         results["step"].extend(rows)
-    if profile_dir:
-        _profile_step(settings, results, profile_dir)
 
 
-def _profile_step(settings, results, profile_dir):
-    """Profile the emulated mixed_float16 session on the model where it is slowest relative to plain."""
-    candidates = [r for r in results["step"] if r["config"] == "npu_mixed_float16" and r.get("ratio")]
-    if not candidates:
-        return
-    worst = max(candidates, key=lambda r: r["ratio"])
-    names = [f"profile-step-{worst['model']}-first.txt", f"profile-step-{worst['model']}-steps.txt"]
-    log(f"profiling the emulated mixed_float16 session on {worst['model']}")
-    outcome = run_child("step_profile", {"model": worst["model"], "size": worst["size"],
-                                         "config": "npu_mixed_float16", "steps": 10,
-                                         "first_path": os.path.join(profile_dir, names[0]),
-                                         "steps_path": os.path.join(profile_dir, names[1])},
-                        timeout_s=settings["timeout_s"])
+def profile_misses(settings, results, out_dir, prefix):
+    """cProfile (and TensorFlow per-op times) of the parts whose target was missed, for the owners to act on."""
+    missed = {t["target"] for t in results["targets"] if t["status"] == "MISS"}
+    if "rewrite" in missed:
+        graphs = [row for row in results["rewrite"] if row.get("ratio")]
+        worst = max(graphs, key=lambda row: row["nodes"])
+        log(f"profiling our rewrite of {worst['family']} ({worst['nodes']} nodes)")
+        name = f"{prefix}-profile-rewrite.txt"
+        outcome = run_child("rewrite_ours", {"paths": [worst["path"]], "repeats": 1, "mode": "mixed_float16",
+                                             "profile_path": os.path.join(out_dir, name)},
+                            timeout_s=settings["timeout_s"])
+        _note_profile(results, outcome, [name])
+    if missed & {"step", "memory"}:
+        candidates = [r for r in results["step"] if r["config"] == "npu_mixed_float16" and r.get("ratio")]
+        worst = max(candidates, key=lambda r: r["ratio"])
+        names = [f"{prefix}-profile-step-{worst['model']}-first.txt", f"{prefix}-profile-step-{worst['model']}-steps.txt"]
+        log(f"profiling the emulated mixed_float16 session on {worst['model']}")
+        outcome = run_child("step_profile", {"model": worst["model"], "size": worst["size"],
+                                             "config": "npu_mixed_float16", "steps": 10,
+                                             "first_path": os.path.join(out_dir, names[0]),
+                                             "steps_path": os.path.join(out_dir, names[1])},
+                            timeout_s=settings["timeout_s"])
+        _note_profile(results, outcome, names)
+
+
+def _note_profile(results, outcome, names):
     if outcome.failure:
-        results["meta"]["problems"].append(f"step_profile: {outcome.failure}\n{outcome.stderr_tail}")
+        results["meta"]["problems"].append(f"{outcome.task} (profile): {outcome.failure}\n{outcome.stderr_tail}")
     else:
         results["profiles"].extend(names)
 
@@ -223,7 +230,7 @@ def parse_args(argv):
     parser.add_argument("--quick", action="store_true", help="small graphs and models: < 3 minutes on 2 cores")
     parser.add_argument("--only", action="append", choices=PARTS, help="run only this part (repeatable)")
     parser.add_argument("--profile", action="store_true",
-                        help="also write cProfile reports of our rewrite and of the emulated step to the results")
+                        help="profile the missed targets in quick mode too (full mode always does)")
     parser.add_argument("--out", default=os.path.join(REPO_ROOT, "benchmarks", "results"),
                         help="results directory (default: benchmarks/results)")
     return parser.parse_args(argv)
@@ -244,22 +251,26 @@ def main(argv=None):
                  "environment": {}, "problems": []},
         "rewrite": [], "step": [], "overhead": None, "profiles": [],
     }
-    profile_dir = args.out if args.profile else None
     with tempfile.TemporaryDirectory(prefix="npu_bridge_bench_") as work_dir:
         if "rewrite" in parts:
-            bench_rewrite(settings, work_dir, results, profile_dir)
-    if "step" in parts:
-        bench_step(settings, results, profile_dir)
-    if "overhead" in parts:
-        bench_overhead(settings, results)
-    if not results["meta"]["environment"]:
-        environment = run_child("build_graphs", {"families": {}, "out_dir": args.out}, timeout_s=120)
-        results["meta"]["environment"] = {k: v for k, v in (environment.of_kind("environment") or [{}])[0].items()
-                                          if k != "kind"}
+            bench_rewrite(settings, work_dir, results)
+        if "step" in parts:
+            bench_step(settings, results)
+        if "overhead" in parts:
+            bench_overhead(settings, results)
+        if not results["meta"]["environment"]:
+            environment = run_child("build_graphs", {"families": {}, "out_dir": work_dir}, timeout_s=120)
+            results["meta"]["environment"] = {k: v for k, v in (environment.of_kind("environment") or [{}])[0].items()
+                                              if k != "kind"}
+        prefix = f"{mode}-tf{results['meta']['environment'].get('tensorflow', 'unknown')}"
+        results["targets"] = report.evaluate_targets(results)
+        if mode == "full" or args.profile:
+            profile_misses(settings, results, args.out, prefix)
+    for row in results["rewrite"]:
+        del row["path"]  # a temporary file, gone now
     results["meta"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     results["meta"]["total_s"] = time.perf_counter() - started
-    results["targets"] = report.evaluate_targets(results)
-    stem = os.path.join(args.out, f"{mode}-tf{results['meta']['environment'].get('tensorflow', 'unknown')}")
+    stem = os.path.join(args.out, prefix)
     if results["rewrite"]:
         plotted = report.plot(results, stem + ".png")
         if plotted:
