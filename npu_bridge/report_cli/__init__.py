@@ -1,0 +1,174 @@
+"""npu-report: the per-op precision report of a TensorFlow graph, with no session and no NPU.
+
+    npu-report model.pb --precision-mode-v2 mixed_float16            # summary + one row per op
+    npu-report graph.meta --precision-mode-v2 mixed_float16 --op dense/MatMul
+    npu-report graph.pbtxt --compare-mode mixed_float16                # what mixed_float16 changes vs the default
+
+Users hunting an accuracy problem need to see, before they have hardware, what a precision setting does to each
+op and why. The answer comes from the same pieces a session uses: options_from_parameter_map (so every config
+error and warning is the session's own), build_precision_lists and rewrite; this package only reads the graph
+file and prints the Report.
+"""
+import argparse
+import difflib
+import sys
+import warnings
+from pathlib import Path
+
+import tensorflow as tf
+
+from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning, PrecisionPassError
+from npu_bridge.core.mixlist import build_precision_lists
+from npu_bridge.core.options import PRECISION_MODE_V2_VALUES, PRECISION_MODE_VALUES, options_from_parameter_map
+from npu_bridge.core.precision import rewrite
+from npu_bridge.report_cli.graph_file import GraphFileError, load_graph_def
+from npu_bridge.report_cli.render import MIXED_MODES, print_comparison, print_explanation, print_table
+
+PROG = "npu-report"
+
+
+class UsageError(ValueError):
+    """An argument the graph cannot satisfy (an --op name it lacks, an unwritable --json path)."""
+
+
+def _parameter_map(args, precision=None):
+    """The NpuOptimizer parameter_map of a session configured like these arguments (plain python values)."""
+    params = {}
+    if precision is not None:
+        params.update([precision])
+    else:
+        if args.precision_mode is not None:
+            params["precision_mode"] = args.precision_mode
+        if args.precision_mode_v2 is not None:
+            params["precision_mode_v2"] = args.precision_mode_v2
+    for key, value in (("modify_mixlist", args.modify_mixlist), ("customize_dtypes", args.customize_dtypes),
+                       ("soc_config", args.soc), ("graph_run_mode", args.graph_run_mode)):
+        if value is not None:
+            params[key] = value
+    return params
+
+
+def _run_pass(graph_def, params):
+    """(options, lists, RewriteResult) exactly as a session with this parameter_map computes them."""
+    options = options_from_parameter_map(params)
+    lists = build_precision_lists(options)
+    return options, lists, rewrite(graph_def, options, lists=lists)
+
+
+def _compare_run(graph_def, args):
+    """(report, note) of the --compare-mode run: a v2 value, else a v1 one (allow_fp32_to_fp16 has no v2 name).
+
+    modify_mixlist is only legal with a mixed mode, so a comparison with a non-mixed mode runs without it and
+    the note says so.
+    """
+    value = args.compare_mode
+    v1_only = value in PRECISION_MODE_VALUES and value not in PRECISION_MODE_V2_VALUES
+    params = _parameter_map(args, ("precision_mode" if v1_only else "precision_mode_v2", value))
+    mixlist = params.pop("modify_mixlist", None)
+    note = ""
+    try:
+        if mixlist is not None:
+            if options_from_parameter_map(params).mode in MIXED_MODES:
+                params["modify_mixlist"] = mixlist
+            else:
+                note = f"(modify_mixlist {mixlist} only applies to mixed modes: not used for the {value} run)"
+        return _run_pass(graph_def, params)[2].report, note
+    except NpuConfigError as err:
+        raise NpuConfigError(f"--compare-mode {value}: {err}") from None
+
+
+def _check_op_names(args, report):
+    names = {r.name for r in report.records}
+    for name in args.ops or ():
+        if name not in names:
+            close = difflib.get_close_matches(name, names, n=3)
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            raise UsageError(f"--op '{name}': the graph in '{args.graph}' has no node of that name.{hint}")
+
+
+def _report(args, out):
+    """Everything is computed and checked before the first line is printed, so an error leaves no half output."""
+    graph_def = load_graph_def(args.graph)
+    options, lists, result = _run_pass(graph_def, _parameter_map(args))
+    report = result.report
+    other, note = (None, "") if args.compare_mode is None else _compare_run(graph_def, args)
+    _check_op_names(args, report)
+    if args.json:
+        try:
+            Path(args.json).write_text(report.to_json(), encoding="utf-8")
+        except OSError as err:
+            raise UsageError(f"cannot write JSON report '{args.json}': {err.strerror or err}") from None
+    print(report.summary(), file=out)
+    if args.ops:
+        for name in args.ops:
+            print_explanation(name, options, lists, result, graph_def, out)
+    elif other is not None:
+        print_comparison(report, other, note, args, out)
+    else:
+        print_table(report, args, out)
+
+
+def _build_parser():
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Per-op Ascend precision report of a TensorFlow graph (GraphDef .pb/.pbtxt or "
+                               "MetaGraphDef .meta), computed by the same pass an emulated NPU session runs.")
+    parser.add_argument("graph", metavar="GRAPH")
+    parser.add_argument("--precision-mode", help="v1 value, e.g. allow_mix_precision, allow_fp32_to_fp16")
+    parser.add_argument("--precision-mode-v2", help="v2 value, e.g. mixed_float16, origin")
+    parser.add_argument("--modify-mixlist", metavar="FILE")
+    parser.add_argument("--customize-dtypes", metavar="FILE")
+    parser.add_argument("--soc", help="soc_config, e.g. Ascend910A, Ascend910B3 (default: $NPU_BRIDGE_SOC, "
+                                      "else ascend910)")
+    parser.add_argument("--graph-run-mode", type=int, help="0 = inference, 1 = training (default 1)")
+    parser.add_argument("--json", metavar="OUT", help="write the full report as JSON to OUT")
+    parser.add_argument("--list", dest="lists", action="append", choices=("white", "black", "gray"),
+                        help="only ops of this list (repeatable)")
+    parser.add_argument("--reduced-only", action="store_true", help="only ops computed in the reduced dtype")
+    parser.add_argument("--all", action="store_true", help="also ops with no float work (sources, state, ints)")
+    parser.add_argument("--op", dest="ops", action="extend", nargs="+", metavar="NAME",
+                        help="explain these ops in full instead of printing the table")
+    parser.add_argument("--compare-mode", metavar="MODE",
+                        help="run again with this precision mode (v2 value, or a v1-only one such as "
+                             "allow_fp32_to_fp16) and list the ops whose decision differs")
+    return parser
+
+
+def _print_warnings(caught):
+    """NpuConfigWarnings once each, as the CLI's own lines; anything else as Python would have shown it."""
+    shown = set()
+    for warning in caught:
+        if not issubclass(warning.category, NpuConfigWarning):
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+        elif str(warning.message) not in shown:
+            shown.add(str(warning.message))
+            print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
+
+
+def main(argv=None):
+    """Entry point of `npu-report` and `python -m npu_bridge.report_cli`; returns the exit code.
+
+    0: report printed; 1: the precision pass failed on this graph; 2: bad arguments or configuration.
+    """
+    try:
+        args = _build_parser().parse_args(argv)
+    except SystemExit as exit_request:
+        return exit_request.code
+    # Configuration warnings reach both TensorFlow's log and Python warnings; the CLI prints each once, itself.
+    verbosity = tf.compat.v1.logging.get_verbosity()
+    tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
+    code = 0
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NpuConfigWarning)
+            try:
+                _report(args, sys.stdout)
+            except (NpuConfigError, GraphFileError, UsageError) as err:
+                print(f"{PROG}: error: {err}", file=sys.stderr)
+                code = 2
+            except PrecisionPassError as err:
+                print(f"{PROG}: error: {err}", file=sys.stderr)
+                code = 1
+    finally:
+        tf.compat.v1.logging.set_verbosity(verbosity)
+    _print_warnings(caught)
+    return code

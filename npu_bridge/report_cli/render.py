@@ -1,0 +1,107 @@
+"""Text output of npu-report: the op table, one op explained in full, and the differences between two modes.
+
+Everything printed comes from the Report (OpRecord fields), the PrecisionLists that produced it (where a list
+came from) and the two GraphDefs (producers of an op, the Casts it caused); nothing here decides precision.
+"""
+import tensorflow as tf
+
+from npu_bridge.core.options import PrecisionMode
+from npu_bridge.core.tf_to_ir import is_cube
+
+COLUMNS = ("op", "TF type", "IR type", "list", "decision", "casts", "reason")
+MIXED_MODES = (PrecisionMode.MIXED_FP16, PrecisionMode.MIXED_BF16)
+
+
+def selected(record, report, args):
+    """Whether a record passes the --list / --reduced-only / --all filters."""
+    if args.lists and record.list not in args.lists:
+        return False
+    if args.reduced_only and record.decision != report.reduced_dtype:
+        return False
+    return args.all or record.decision != "unchanged"
+
+
+def _format_rows(header, rows):
+    """Aligned columns; the last one (a reason) is left ragged so a long sentence stays on one greppable line."""
+    cells = [header, *rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header) - 1)]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in cells]
+
+
+def _decision_cell(record):
+    return record.decision + ("*" if record.emulated else "")
+
+
+def _footnote(records, out):
+    if any(r.emulated for r in records):
+        print("* computed in float32 between casts that round to the decided dtype", file=out)
+
+
+def print_table(report, args, out):
+    rows = [r for r in report.records if selected(r, report, args)]
+    print(f"{len(rows)} of {report.n_ops} ops shown", file=out)
+    if not rows:
+        return
+    cells = [(r.name, r.tf_type, r.ir_type, r.list, _decision_cell(r), str(len(r.casts)), r.reason) for r in rows]
+    print("\n".join(_format_rows(COLUMNS, cells)), file=out)
+    _footnote(rows, out)
+
+
+def _list_field(record, options, lists):
+    if record.list not in ("white", "black", "gray"):
+        return "- (not examined by the list rules)"
+    text = f"{record.list} (from {lists.origin(record.ir_type)})"
+    if options.mode not in MIXED_MODES:
+        text += f"; lists only decide under mixed_float16/mixed_bfloat16, not {options.mode_name}"
+    return text
+
+
+def _dtype(attr_value):
+    return tf.as_dtype(attr_value.type).name
+
+
+def print_explanation(name, options, lists, result, graph_def, out):
+    """Everything known about one op: IR type, list and its origin, decision, producers, casts, emulation."""
+    report = result.report
+    record = report.by_name(name)
+    library = lists.library
+    source = "built-in operator library" if library.builtin else f"ASCEND_OPP_PATH ({library.source})"
+    fields = [("TF type", record.tf_type),
+              ("IR type", record.ir_type + (" (cube op)" if is_cube(record.ir_type) else " (vector op)")),
+              ("library", f"{source}, soc {library.soc}"),
+              ("list", _list_field(record, options, lists)),
+              ("decision", record.decision),
+              ("reason", record.reason)]
+    node = next(n for n in graph_def.node if n.name == name)
+    for tensor in node.input:
+        if not tensor.startswith("^"):
+            producer = report.by_name(tensor.split(":")[0])
+            fields.append(("producer", f"{tensor} <- {producer.tf_type} [{producer.list}] {producer.decision}"))
+    added = {n.name: n for n in result.graph_def.node if n.name in record.casts}
+    for cast in record.casts:
+        attrs = added[cast].attr
+        fields.append(("cast", f"{cast}: reads {added[cast].input[0]}, {_dtype(attrs['SrcT'])} -> "
+                               f"{_dtype(attrs['DstT'])}"))
+    if not record.casts:
+        fields.append(("cast", "none"))
+    fields.append(("emulated", "yes: the CPU computes it in float32 between the casts above" if record.emulated
+                   else "no"))
+    print(f"op {name}", file=out)
+    print("\n".join(f"  {label:<9} {text}" for label, text in fields), file=out)
+
+
+def print_comparison(report, other, note, args, out):
+    """Ops whose decision differs between the main run and the --compare-mode run (filters apply to either)."""
+    others = {r.name: r for r in other.records}
+    rows = [(r, others[r.name]) for r in report.records if others[r.name].decision != r.decision and
+            (selected(r, report, args) or selected(others[r.name], other, args))]
+    print(other.summary(), file=out)
+    if note:
+        print(note, file=out)
+    print(f"{len(rows)} ops decide differently under {report.mode_name} and {other.mode_name}", file=out)
+    if not rows:
+        return
+    header = ("op", "IR type", "list", report.mode_name, other.mode_name, f"reason under {other.mode_name}")
+    cells = [(a.name, a.ir_type, a.list, _decision_cell(a), _decision_cell(b), b.reason) for a, b in rows]
+    print("\n".join(_format_rows(header, cells)), file=out)
+    _footnote([r for pair in rows for r in pair], out)
