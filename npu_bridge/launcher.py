@@ -19,6 +19,7 @@ import builtins
 import importlib.util
 import io
 import os
+import site
 import sys
 import sysconfig
 import types
@@ -30,6 +31,8 @@ def _library_dirs():
     """Folders whose modules are libraries, not user code: the standard library, site-packages, npu_bridge."""
     paths = sysconfig.get_paths()
     dirs = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    dirs.update(site.getsitepackages())
+    dirs.add(site.getusersitepackages())
     dirs.add(os.path.dirname(os.path.abspath(__file__)))
     return tuple(os.path.realpath(d) + os.sep for d in dirs)
 
