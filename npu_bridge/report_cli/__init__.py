@@ -32,10 +32,14 @@ class UsageError(ValueError):
 
 
 def _parameter_map(args, precision=None):
-    """The NpuOptimizer parameter_map of a session configured like these arguments (plain python values)."""
+    """The NpuOptimizer parameter_map of a session configured like these arguments (plain python values).
+
+    precision: a (key, value) pair that replaces --precision-mode / --precision-mode-v2 (for --compare-mode).
+    """
     params = {}
     if precision is not None:
-        params.update([precision])
+        key, value = precision
+        params[key] = value
     else:
         if args.precision_mode is not None:
             params["precision_mode"] = args.precision_mode
@@ -101,7 +105,7 @@ def _report(args, out):
     print(report.summary(), file=out)
     if args.ops:
         for name in args.ops:
-            print_explanation(name, options, lists, result, graph_def, out)
+            print_explanation(name, options, lists, result, graph_def, out, other)
     elif other is not None:
         print_comparison(report, other, note, args, out)
     else:
@@ -126,7 +130,8 @@ def _build_parser():
     parser.add_argument("--reduced-only", action="store_true", help="only ops computed in the reduced dtype")
     parser.add_argument("--all", action="store_true", help="also ops with no float work (sources, state, ints)")
     parser.add_argument("--op", dest="ops", action="extend", nargs="+", metavar="NAME",
-                        help="explain these ops in full instead of printing the table")
+                        help="explain these ops in full instead of printing the table (with --compare-mode: "
+                             "and their decision in the other mode)")
     parser.add_argument("--compare-mode", metavar="MODE",
                         help="run again with this precision mode (v2 value, or a v1-only one such as "
                              "allow_fp32_to_fp16) and list the ops whose decision differs")

@@ -60,8 +60,11 @@ def _dtype(attr_value):
     return tf.as_dtype(attr_value.type).name
 
 
-def print_explanation(name, options, lists, result, graph_def, out):
-    """Everything known about one op: IR type, list and its origin, decision, producers, casts, emulation."""
+def print_explanation(name, options, lists, result, graph_def, out, other=None):
+    """Everything known about one op: IR type, list and its origin, decision, producers, casts, emulation.
+
+    other: the --compare-mode Report, whose decision for the op is shown last.
+    """
     report = result.report
     record = report.by_name(name)
     library = lists.library
@@ -86,6 +89,9 @@ def print_explanation(name, options, lists, result, graph_def, out):
         fields.append(("cast", "none"))
     fields.append(("emulated", "yes: the CPU computes it in float32 between the casts above" if record.emulated
                    else "no"))
+    if other is not None:
+        theirs = other.by_name(name)
+        fields.append(("compare", f"under {other.mode_name}: {theirs.decision}. {theirs.reason}"))
     print(f"op {name}", file=out)
     print("\n".join(f"  {label:<9} {text}" for label, text in fields), file=out)
 

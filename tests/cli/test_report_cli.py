@@ -277,3 +277,39 @@ def test_python_dash_m_runs_the_cli(files, tmp_path):
     assert done.stdout.splitlines()[0] == report.summary()
     assert set(table_rows(done.stdout)) == {r.name for r in report.reduced()}
     assert json.loads(out_path.read_text())["n_reduced"] == report.n_reduced
+
+
+def test_customize_dtypes_soc_and_graph_run_mode_reach_the_pass(files, capsys, tmp_path):
+    customize = tmp_path / "customize.cfg"
+    customize.write_text("hidden::InputDtype:float32,OutputDtype:float32\n")
+    code, out, _ = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16", "--customize-dtypes", customize,
+                       "--op", "hidden")
+    assert code == 0
+    assert "decision  float32" in out and "reason    customize_dtypes line 1 (by name)" in out
+
+    code, out, _ = run(capsys, files["pb"], "--precision-mode-v2", "mixed_bfloat16", "--soc", "Ascend910B3",
+                       "--reduced-only")
+    assert code == 0
+    assert out.startswith("NpuOptimizer mixed_bfloat16: ") and "ops reduced to bfloat16" in out.splitlines()[0]
+    assert table_rows(out)["mm1"][:4] == ["MatMul", "MatMulV2", "white", "bfloat16*"]
+
+    code, out, err = run(capsys, files["pb"], "--precision-mode-v2", "mixed_bfloat16")
+    assert code == 2 and "The AI core doesn't support mixed_bfloat16" in err
+
+    code, out, _ = run(capsys, files["pb"], "--graph-run-mode", "0")
+    assert out.startswith("NpuOptimizer force_fp16 (default for graph_run_mode=0): ")
+
+
+def test_help_and_usage_errors(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "--compare-mode" in out and "GRAPH" in out
+    code, _, err = run(capsys, "graph.pb", "--list", "grey")
+    assert code == 2 and "invalid choice: 'grey'" in err
+
+
+def test_op_with_compare_mode_shows_the_other_modes_decision(files, capsys):
+    code, out, _ = run(capsys, files["pb"], "--op", "hidden", "--compare-mode", "mixed_float16")
+    assert code == 0
+    assert "decision  float32" in out
+    assert "compare   under mixed_float16: float16. gray list (built-in ascend910: no precision_reduce (gray)): " \
+           "follows its float16 producer 'bias1'" in out
