@@ -93,3 +93,15 @@ def test_run_config_passes_adapter_options_through():
 def test_run_config_rejects_what_the_adapter_rejects(kwargs, error, message):
     with pytest.raises(error, match=message):
         NPURunConfig(**kwargs)
+
+
+def test_misspelt_adapter_options_warn_with_the_nearest_key():
+    from npu_bridge.core.errors import NpuConfigWarning
+
+    with pytest.warns(NpuConfigWarning, match="precision_mode"):
+        npu_session_config({"precison_mode": "allow_mix_precision"})
+
+
+@needs_estimator
+def test_run_config_checkpoints_by_steps_by_default():
+    assert NPURunConfig().save_checkpoints_steps == 100

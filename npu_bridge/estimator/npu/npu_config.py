@@ -112,8 +112,10 @@ def _check_run_config_args(iterations_per_loop, mix_compile_mode, jit_compile, g
 class NPURunConfig(ESTIMATOR.RunConfig if ESTIMATOR is not None else object):
     """RunConfig carrying the NpuOptimizer options; arguments keep the real adapter's names and defaults.
 
-    Arguments not listed explicitly but known to the adapter (e.g. fusion_switch_file, op_compiler_cache_mode)
-    may be passed as keyword arguments; they are written into the parameter_map as given.
+    Arguments not listed explicitly but known to the adapter (e.g. op_debug_config, hccl_timeout) may be passed
+    as keyword arguments; they are written into the parameter_map as given, and npu_bridge.core.options warns
+    about misspelt ones. `distribute` (an NPU distribution strategy) has nothing to distribute over on one
+    emulated device and is not used.
     """
 
     def __init__(self, iterations_per_loop=1, profiling_config=None, model_dir=None, tf_random_seed=None,
