@@ -99,7 +99,9 @@ class CastBuilder:
             if plan.out_logical and plan.out_logical[index] and plan.marker != "rewritten":
                 logical = plan.out_logical[index]
             tensor = Tensor(node.name, index)
-            location = tensor if logical == physical else self._convert(tensor, physical, logical, node.name)
+            location = tensor
+            if logical != physical:
+                location = self.memo[(tensor, logical)] = self._new_cast(tensor, physical, logical, node.name)
             if logical != port.dtype or location != tensor:
                 self.wire[tensor] = (logical, location)
 
@@ -156,6 +158,8 @@ class CastBuilder:
             inner = self.cast_input.get(producer.name)
             result = self._value_of(inner, dst, producer) if inner is not None else producer.inputs[0]
         else:
+            # Outputs are all located by now: a tensor without a wire entry keeps its value, so a user Cast
+            # reading it computes exactly this conversion.
             reuse = self.user_casts.get((location, dst))
             if reuse is not None and reuse[1] == src and location not in self.wire:
                 result = Tensor(reuse[0], 0)

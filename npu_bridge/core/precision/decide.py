@@ -248,6 +248,10 @@ class Decider:
         wanted_out = _wanted(rule.outputs, sig.outputs)
         plan.reason = (f"customize_dtypes line {rule.line} (by {rule.by}): inputs "
                        f"{_spell(rule.inputs)}, outputs {_spell(rule.outputs)}")
+        ignored = _not_emulated("input", rule.inputs, wanted_in) + _not_emulated("output", rule.outputs, wanted_out)
+        if ignored:
+            plan.reason += (f" (not applied: {', '.join(ignored)}; the TF op has no such float port, or the dtype "
+                            "is not one of float16/bfloat16/float32)")
         by_slot = {}
         for ports, wanted in ((sig.inputs, wanted_in), (sig.outputs, wanted_out)):
             for port, dtype in zip(ports, wanted):
@@ -361,6 +365,12 @@ def _wanted(tokens, ports):
         wanted.append(dtype if dtype is not None and port.dtype in FLOAT_DTYPES and port.slot is not None
                       else None)
     return wanted
+
+
+def _not_emulated(kind, tokens, wanted):
+    """Rule tokens the pass leaves alone (integer dtypes, ports beyond the op's, float dtypes on int ports)."""
+    return [f"{kind} {i} {token}" for i, token in enumerate(tokens)
+            if token and (i >= len(wanted) or wanted[i] is None)]
 
 
 def _keep_unnamed(wanted, ports):

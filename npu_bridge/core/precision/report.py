@@ -66,9 +66,9 @@ class Report:
         return (f"NpuOptimizer {self.mode_name}: {self.n_reduced}/{self.n_ops} ops reduced to "
                 f"{self.reduced_dtype}, {self.n_casts} casts")
 
-    def table(self, only_changed=True):
-        """One line per op: name, TF type, IR type, list, decision, emulated flag, reason."""
-        rows = [r for r in self.records if r.decision != "unchanged" or not only_changed]
+    def table(self, everything=False):
+        """One line per op with float work (every op if `everything`): name, types, list, decision, reason."""
+        rows = [r for r in self.records if everything or r.decision != "unchanged"]
         lines = [self.summary()]
         for r in rows:
             mark = " (float32 between casts)" if r.emulated else ""

@@ -1,0 +1,91 @@
+"""Property test over small random graphs: the rewrite always imports and runs, adds only needed Casts, and is
+idempotent."""
+import numpy as np
+import tensorflow as tf
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from npu_bridge.core.precision import rewrite
+from precision_helpers import mode, run
+
+MODES = [("mixed_float16", None, None), ("fp16", None, None), (None, "allow_fp32_to_fp16", None),
+         ("cube_fp16in_fp32out", None, None), ("origin", None, None), ("mixed_bfloat16", None, "Ascend910B3")]
+OPS = ("matmul", "add", "relu", "sum", "softmax", "log", "cast", "mean", "half_island", "add_n", "identity_n",
+       "erfinv")
+SIZE = 3
+
+
+def _apply(op, a, b, index):
+    name = f"n{index}"
+    if op == "matmul":
+        return tf.matmul(a, b, name=name)
+    if op == "add":
+        return tf.add(a, b, name=name)
+    if op == "relu":
+        return tf.nn.relu(a, name=name)
+    if op == "sum":
+        return tf.add(tf.reduce_sum(a, axis=1, keepdims=True), b, name=name)
+    if op == "softmax":
+        return tf.nn.softmax(a, name=name)
+    if op == "log":
+        return tf.math.log(tf.abs(a) + 1.0, name=name)
+    if op == "cast":
+        return tf.cast(tf.cast(a, tf.float16), tf.float32, name=name)
+    if op == "add_n":
+        return tf.add_n([a, b, a], name=name)
+    if op == "identity_n":
+        first, second = tf.identity_n([a, b], name=name)
+        return tf.nn.relu(first) + second
+    if op == "erfinv":
+        return tf.math.erfinv(tf.tanh(a), name=name)
+    if op == "mean":
+        return tf.add(tf.reduce_mean(a, axis=0, keepdims=True), b, name=name)
+    return tf.cast(tf.nn.relu(tf.cast(a, tf.float16)) * tf.cast(b, tf.float16), tf.float32, name=name)
+
+
+@st.composite
+def graphs(draw):
+    steps = draw(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 10 ** 6), st.integers(0, 10 ** 6)),
+                          min_size=1, max_size=8))
+    graph = tf.Graph()
+    with graph.as_default():
+        tensors = [tf.compat.v1.placeholder(tf.float32, [SIZE, SIZE], name="x"),
+                   tf.constant(np.linspace(-1, 1, SIZE * SIZE, dtype=np.float32).reshape(SIZE, SIZE), name="w")]
+        for index, (op, i, j) in enumerate(steps):
+            tensors.append(_apply(op, tensors[i % len(tensors)], tensors[j % len(tensors)], index))
+    fetches = [t.name for t in tensors[2:]]
+    return graph.as_graph_def(), fetches, draw(st.sampled_from(MODES))
+
+
+@settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs())
+def test_random_graphs(case):
+    graph_def, fetches, (v2, v1, soc) = case
+    options = mode(v2, v1, soc)
+    result = rewrite(graph_def, options)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(result.graph_def, name="")
+    targets = {ref.name.split(":")[0] for ref in result.tensor_map.values()}
+    added = [op for op in graph.get_operations() if op.type == "Cast" and "_npu_bridge" in op.node_def.attr]
+    assert len(added) == result.report.n_casts
+    for cast in added:
+        source, target = cast.inputs[0].dtype.base_dtype, cast.outputs[0].dtype
+        assert source != target, cast.name
+        assert cast.outputs[0].consumers() or cast.name in targets, cast.name
+        producer = cast.inputs[0].op
+        # Never a redundant pair: narrowing the output of a widening Cast back to its source dtype reads the
+        # source instead (float32 -> float16 -> float32 is a rounding, not a redundancy, and is allowed).
+        if producer.type == "Cast" and target in (tf.float16, tf.bfloat16):
+            assert producer.inputs[0].dtype != target, cast.name
+
+    internal = [result.tensor_map[name].name if name in result.tensor_map else name for name in fetches]
+    values = run(result.graph_def, internal, {"x:0": np.full((SIZE, SIZE), 0.5, np.float32)})
+    for name, value in zip(fetches, values):
+        if name in result.tensor_map:
+            assert value.dtype == np.dtype(result.tensor_map[name].dtype)
+
+    again = rewrite(result.graph_def, options)
+    assert again.graph_def.SerializeToString(deterministic=True) == \
+        result.graph_def.SerializeToString(deterministic=True)

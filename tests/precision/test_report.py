@@ -1,0 +1,71 @@
+"""The report: one record per op, a summary line logged once per rewrite, JSON for tools."""
+import json
+import logging
+import re
+
+import numpy as np
+import tensorflow as tf
+
+from npu_bridge.core.precision import OpRecord, rewrite
+from precision_helpers import build, mode
+
+
+def _net():
+    x = tf.compat.v1.placeholder(tf.float32, [4, 4], name="x")
+    mm = tf.matmul(x, tf.constant(np.ones((4, 4), np.float32)), name="mm")
+    tf.math.log(tf.nn.relu(mm, name="relu") + 1.0, name="log")
+    tf.argmax(mm, axis=1, name="argmax")
+    tf.add(tf.constant(1), tf.constant(2), name="int_add")
+
+
+class _Collect(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def test_summary_is_logged_once_per_rewrite():
+    logger = tf.get_logger()
+    handler, level = _Collect(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        result = rewrite(build(_net), mode("mixed_float16"))
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    assert [m for m in handler.messages if m.startswith("NpuOptimizer")] == [result.report.summary()]
+    assert result.report.summary() == "NpuOptimizer mixed_float16: 4/12 ops reduced to float16, 7 casts"
+
+
+def test_records_cover_every_op_and_attribute_every_cast_once():
+    graph_def = build(_net)
+    report = rewrite(graph_def, mode("mixed_float16")).report
+    assert [r.name for r in report.records] == [n.name for n in graph_def.node]
+    assert report.n_ops == len(graph_def.node) and report.n_reduced == 4
+    assert sum(len(r.casts) for r in report.records) == report.n_casts
+    integer = report.by_name("int_add")
+    assert (integer.list, integer.decision, integer.reason) == ("-", "unchanged", "no float type attribute")
+    # Per type attribute: ArgMax's input attribute T follows the matmul, its int64 output is not touched.
+    assert report.by_name("argmax").decision == "float16"
+    assert report.by_name("x").reason.startswith("graph source")
+    assert [r.name for r in report.reduced()] == ["mm", "relu", "add", "argmax"]
+    for record in report.records:
+        assert isinstance(record, OpRecord) and record.reason and record.reason.count("\n") == 0
+
+
+def test_json_and_table_for_humans():
+    report = rewrite(build(_net), mode("mixed_float16")).report
+    data = json.loads(report.to_json())
+    assert (data["mode"], data["soc"], data["n_ops"], data["n_reduced"], data["n_casts"]) == \
+        ("mixed_float16", "ascend910", 12, 4, 7)
+    mm = next(r for r in data["records"] if r["name"] == "mm")
+    assert mm == {"name": "mm", "tf_type": "MatMul", "ir_type": "MatMulV2", "list": "white", "decision": "float16",
+                  "reason": report.by_name("mm").reason, "casts": list(report.by_name("mm").casts), "emulated": True}
+    table = report.table()
+    assert table.splitlines()[0] == report.summary()
+    assert re.search(r"^mm \[MatMul -> MatMulV2, white\]: float16 \(float32 between casts\)\. white list", table, re.M)
+    assert "int_add" not in table and "int_add" in report.table(everything=True)
