@@ -15,16 +15,17 @@ def _env_int(name, default):
 
 
 def check_single_rank(what="this script"):
-    """Raise unless the environment describes a one-rank job (RANK_SIZE unset or 1, RANK_ID unset or 0)."""
+    """Raise unless the environment describes a one-rank job (RANK_SIZE unset or 1).
+
+    RANK_ID is not checked: one-device launch scripts often set it to the device number, and in a one-rank job
+    the only rank is 0 whatever the variable says.
+    """
     rank_size = _env_int("RANK_SIZE", 1)
     if rank_size != 1:
         raise NpuConfigError(
             f"RANK_SIZE={rank_size}: {what} asks for a {rank_size}-rank HCCL job, but npu_bridge emulates a single "
             "NPU and multi-rank training is not supported yet. Run with RANK_SIZE=1 (or unset)."
         )
-    rank_id = _env_int("RANK_ID", 0)
-    if rank_id != 0:
-        raise NpuConfigError(f"RANK_ID={rank_id}: with one emulated NPU the only rank is 0.")
 
 
 def get_rank_size(group="hccl_world_group"):

@@ -135,7 +135,7 @@ def test_distributed_optimizer_wrapper_is_identity_on_one_rank():
 
 def test_rank_queries_answer_for_one_rank(monkeypatch):
     monkeypatch.setenv("RANK_SIZE", "1")
-    monkeypatch.setenv("RANK_ID", "0")
+    monkeypatch.setenv("RANK_ID", "3")
     assert (npu_init.get_rank_size(), npu_init.get_rank_id()) == (1, 0)
     assert (npu_init.get_local_rank_size(), npu_init.get_local_rank_id()) == (1, 0)
     assert (npu_init.get_npu_rank_size(), npu_init.get_npu_rank_id()) == (1, 0)
