@@ -21,12 +21,14 @@ def activate():
         if _originals:
             return
         base = tf_session.BaseSession
-        for name in ("__init__", "run", "make_callable", "partial_run", "partial_run_setup", "close"):
+        for name in ("__init__", "run", "make_callable", "_make_callable_from_options", "partial_run",
+                     "partial_run_setup", "close"):
             _originals[name] = getattr(base, name)
         base._npu_emulation = None
         base.__init__ = _init
         base.run = _run
         base.make_callable = _make_callable
+        base._make_callable_from_options = _make_callable_from_options
         base.partial_run = _partial_run
         base.partial_run_setup = _partial_run_setup
         base.close = _close
@@ -55,6 +57,13 @@ def _make_callable(self, fetches, feed_list=None, accept_options=False):
     if emulation is None:
         return _originals["make_callable"](self, fetches, feed_list, accept_options)
     return emulation.make_callable(fetches, feed_list, accept_options)
+
+
+def _make_callable_from_options(self, callable_options):
+    emulation = self._npu_emulation
+    if emulation is None:
+        return _originals["_make_callable_from_options"](self, callable_options)
+    return emulation.make_callable_from_options(callable_options)
 
 
 def _partial_run_setup(self, fetches, feeds=None):

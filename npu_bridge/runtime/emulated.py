@@ -13,6 +13,7 @@ from tensorflow.python.platform import tf_logging
 
 from npu_bridge.core.precision import rewrite
 from npu_bridge.runtime import user_errors
+from npu_bridge.runtime.callables import OptionsCallable
 from npu_bridge.runtime.plans import Plan, cache_plan, cached_plan, plan_key, subfeeds
 from npu_bridge.runtime.program import Program, fingerprints
 
@@ -64,6 +65,9 @@ class EmulatedSession:
             def run_step(*args):
                 return self.run(fetches, dict(zip(feed_list, args)))
         return run_step
+
+    def make_callable_from_options(self, callable_options):
+        return OptionsCallable(self, callable_options)
 
     def partial_run_setup(self, fetches, feeds=None):
         program = self.current_program()

@@ -101,10 +101,14 @@ class FeedSlot:
 class Plan:
     """The inner callable and result mapping for one fetch structure and one set of feed keys."""
 
-    def __init__(self, program, user_graph, fetches, feed_keys, iterations_per_loop, simple_feeds=True):
+    def __init__(self, program, user_graph, fetches, feed_keys, iterations_per_loop, simple_feeds=True,
+                 connections=()):
         self.program = program
         self.simple_feeds = simple_feeds  # feed_dict.values() line up with the slots (no tuple / sparse keys)
         self.slots = [_feed_slot(program, user_graph, key) for key in feed_keys]
+        # CallableOptions.tensor_connection (tf.keras feeds a placeholder from a tensor): inner (from, to) names.
+        self.connections = [pair for source, destination in connections
+                            for pair in _connection(program, user_graph, source, destination)]
         fed = {slot.user_tensor.ref(): i for i, slot in enumerate(self.slots)}
         with user_graph.as_default():
             self.mapper = tf_session._FetchMapper.for_fetch(fetches)
@@ -150,6 +154,8 @@ class Plan:
             options.feed.extend(t.name for t in self.feed_tensors)
             options.fetch.extend(t.name for t in self.fetches)
             options.target.extend(op.name for op in self.targets)
+            for source, destination in self.connections:
+                options.tensor_connection.add(from_tensor=source, to_tensor=destination)
             if run_options is not None:
                 options.run_options.CopyFrom(run_options)
             with self.program.lock:
@@ -175,6 +181,11 @@ def _feed_slot(program, user_graph, feed):
         raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0]}") from None
     if not user_graph.is_feedable(tensor):
         raise ValueError(f"Tensor {tensor.name} may not be fed.")
+    return FeedSlot(tensor, _feed_targets(program, tensor))
+
+
+def _feed_targets(program, tensor):
+    """(inner tensor, numpy dtype) pairs that must receive a value fed to user `tensor`."""
     ref = program.result.tensor_map.get(tensor.name)
     names = [ref.name] if ref is not None else []
     if tensor.name not in names:
@@ -186,7 +197,17 @@ def _feed_slot(program, user_graph, feed):
         except KeyError:
             continue
         targets.append((inner, np.dtype(inner.dtype.base_dtype.as_numpy_dtype)))
-    return FeedSlot(tensor, targets)
+    return targets
+
+
+def _connection(program, user_graph, source, destination):
+    """Inner (from, to) tensor names feeding user tensor `destination` from user tensor `source`."""
+    source = user_graph.as_graph_element(source, allow_tensor=True, allow_operation=False)
+    destination = user_graph.as_graph_element(destination, allow_tensor=True, allow_operation=False)
+    ref = program.result.tensor_map.get(source.name)
+    inner_source = ref.name if ref is not None else source.name
+    return [(program.fetch_tensor(inner_source, tf.as_dtype(dtype)).name, target.name)
+            for target, dtype in _feed_targets(program, destination)]
 
 
 def _fetch_tensor(program, user_tensor):

@@ -5,6 +5,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2
 
 from npu_bridge.runtime import last_report
 
@@ -145,3 +146,24 @@ def test_partial_run(model):
     handle = sess.partial_run_setup([y, total], [x])
     np.testing.assert_array_equal(sess.partial_run(handle, y, {x: X}), Y16)
     assert sess.partial_run(handle, total) == pytest.approx(Y16.sum(), rel=1e-3)
+
+
+def test_callable_from_options_as_tf_keras_builds_it(model):
+    # tf.keras graph functions hand the session CallableOptions of user tensor names, with a tensor connection
+    # feeding one placeholder from another tensor, and call the private factory directly.
+    sess, x, y, total = model
+    scale = tf.compat.v1.placeholder(tf.float32, [], name="scale")
+    scaled = tf.multiply(total, scale, name="scaled")
+    counter = tf.compat.v1.get_variable("calls", initializer=0, use_resource=True)
+    bump = counter.assign_add(1).op
+    sess.run(counter.initializer)
+    options = config_pb2.CallableOptions(feed=[x.name], fetch=[y.name, scaled.name, y.name], target=[bump.name])
+    options.tensor_connection.add(from_tensor=tf.constant(2.0).name, to_tensor=scale.name)
+    run_step = sess._make_callable_from_options(options)
+    metadata = tf.compat.v1.RunMetadata()
+    values = run_step(X, run_metadata=metadata)
+    assert len(values) == 3
+    np.testing.assert_array_equal(values[0], Y16)
+    np.testing.assert_array_equal(values[2], Y16)
+    assert values[1] == pytest.approx(2 * Y16.sum(), rel=1e-3)
+    assert sess.run(counter.read_value()) == 1
