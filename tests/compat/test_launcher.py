@@ -4,7 +4,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
 
 
 def _run(tmp_path, source, *args, name="script.py"):
