@@ -5,7 +5,6 @@ import sys
 import textwrap
 
 
-
 def _run(tmp_path, source, *args, name="script.py"):
     script = tmp_path / name
     script.write_text(textwrap.dedent(source))
