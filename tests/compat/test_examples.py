@@ -4,17 +4,10 @@ import pathlib
 import subprocess
 import sys
 
-import pytest
 import tensorflow as tf
-from tensorflow.python.client import session as tf_session
-
-import npu_bridge  # noqa: F401  (activates the emulated session, so the check below sees the runtime's patches)
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples" / "tf1_scripts"
 HAS_ESTIMATOR = hasattr(tf.compat.v1, "estimator")
-# Keras (v1 graph mode) runs its steps through BaseSession._make_callable_from_options; until the runtime routes
-# that entry point through the emulated session, Keras reads variables the emulated session never initialized.
-RUNTIME_ROUTES_KERAS = tf_session.BaseSession._make_callable_from_options.__module__.startswith("npu_bridge")
 
 
 def _run_example(name, *args):
@@ -58,8 +51,6 @@ def test_estimator_script_trains_on_tf215_and_skips_cleanly_later():
         assert last.startswith("skip: tf.estimator was removed in TensorFlow 2.16")
 
 
-@pytest.mark.xfail(not RUNTIME_ROUTES_KERAS, strict=True,
-                   reason="npu_bridge.runtime does not yet route BaseSession._make_callable_from_options (Keras)")
 def test_keras_script_through_set_keras_session_npu_config():
     assert _run_example("keras_session.py").startswith("keras loss")
 
