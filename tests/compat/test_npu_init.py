@@ -180,3 +180,26 @@ def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
                  lambda: npu_init.NPUEstimator(model_fn=None), lambda: npu_init.NPUEstimatorSpec("train")):
         with pytest.raises(EstimatorUnavailableError, match="TensorFlow 2.15 is the last version with tf.estimator"):
             call()
+
+
+@pytest.mark.parametrize("module, symbols", [
+    ("npu_bridge.estimator.npu_ops", ["dropout", "initialize_system", "shutdown_system"]),
+    ("npu_bridge.estimator.npu.npu_config", ["NPURunConfig", "DumpConfig", "ProfilingConfig"]),
+    ("npu_bridge.estimator.npu.npu_estimator", ["NPUEstimator", "NPUEstimatorSpec"]),
+    ("npu_bridge.estimator.npu.npu_optimizer", ["NPUDistributedOptimizer", "NPUOptimizer",
+                                                "npu_distributed_optimizer_wrapper"]),
+    ("npu_bridge.estimator.npu.npu_loss_scale_optimizer", ["NPULossScaleOptimizer"]),
+    ("npu_bridge.estimator.npu.npu_loss_scale_manager", ["FixedLossScaleManager",
+                                                         "ExponentialUpdateLossScaleManager"]),
+    ("npu_bridge.estimator.npu.npu_scope", ["keep_dtype_scope", "without_npu_compile_scope"]),
+    ("npu_bridge.estimator.npu.util", ["set_iteration_per_loop", "create_iteration_per_loop_var",
+                                       "load_iteration_per_loop_var", "keep_tensors_dtypes", "IterationPerLoop"]),
+    ("npu_bridge.estimator.npu.npu_hook", ["NPUBroadcastGlobalVariablesHook"]),
+    ("npu_bridge.estimator.npu.npu_plugin", ["set_device_sat_mode"]),
+    ("npu_bridge.estimator.npu.npu_unary_ops", ["gelu"]),
+    ("npu_bridge.estimator.npu.npu_dynamic_rnn", ["DynamicRNN"]),
+    ("npu_bridge.hccl.hccl_ops", ["allreduce", "broadcast", "allgather"]),
+])
+def test_module_paths_of_real_scripts_import(module, symbols):
+    imported = __import__(module, fromlist=symbols)
+    assert all(callable(getattr(imported, symbol)) for symbol in symbols)
