@@ -45,12 +45,12 @@ class Node:
         self.op = node_def.op
         self.inputs = []
         self.control_inputs = []
-        for spec in node_def.input:
-            tensor, is_control = parse_input(spec)
-            if is_control:
-                self.control_inputs.append(tensor.node)
-            else:
-                self.inputs.append(tensor)
+        for spec in node_def.input:        # parse_input, inlined: this loop runs once per edge of the graph
+            if spec[0] == "^":
+                self.control_inputs.append(spec[1:])
+                continue
+            name, sep, port = spec.rpartition(":")
+            self.inputs.append(Tensor(name, int(port)) if sep and port.isdigit() else Tensor(spec, 0))
 
     @property
     def device(self):

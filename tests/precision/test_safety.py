@@ -66,3 +66,15 @@ def test_successful_rewrite_leaves_its_input_untouched():
     result = rewrite(graph_def, mode("mixed_float16"))
     assert result.report.n_casts > 0
     assert graph_def.SerializeToString(deterministic=True) == before
+
+
+def test_node_order_in_the_graphdef_does_not_matter():
+    graph_def = build(_loop_graph)
+    shuffled = type(graph_def)()
+    shuffled.CopyFrom(graph_def)
+    shuffled.ClearField("node")
+    shuffled.node.extend(reversed(graph_def.node))
+    ordered, reversed_ = rewrite(graph_def, mode("mixed_float16")), rewrite(shuffled, mode("mixed_float16"))
+    assert {r.name: (r.decision, r.reason) for r in ordered.report.records} == \
+        {r.name: (r.decision, r.reason) for r in reversed_.report.records}
+    assert ordered.report.n_casts == reversed_.report.n_casts

@@ -30,8 +30,9 @@ def _type_attr(dtype):
 class CastBuilder:
     """Applies the plans to the graph the Decider read (a private copy of the caller's GraphDef)."""
 
-    def __init__(self, ctx, plans, signatures):
+    def __init__(self, ctx, plans, signatures, changed):
         self.ctx = ctx
+        self.changed = [ctx.graph.nodes[name] for name in changed]
         self.graph = ctx.graph
         self.plans = plans
         self.signatures = signatures
@@ -46,15 +47,18 @@ class CastBuilder:
 
     def apply(self):
         """Rewrite the graph; returns the tensor map (user tensor name -> TensorRef)."""
-        for node in self.originals:
+        for node in self.changed:
             self.ctx.current = node.name
             self._change_attrs(node)
-        for node in self.originals:
+        for node in self.changed:
             self.ctx.current = node.name
             self._locate_outputs(node)
+        wire = self.wire
         for node in self.originals:
-            self.ctx.current = node.name
-            self._rewire_inputs(node)
+            if self.plans[node.name].in_logical or self.plans[node.name].changes or \
+                    not wire.keys().isdisjoint(node.inputs):
+                self.ctx.current = node.name
+                self._rewire_inputs(node)
         return self._tensor_map()
 
     def _index_user_casts(self):
@@ -114,8 +118,6 @@ class CastBuilder:
 
     def _rewire_inputs(self, node):
         plan = self.plans[node.name]
-        if not plan.changes and not plan.in_logical and not any(source in self.wire for source in node.inputs):
-            return
         sig = self.signatures[node.name]
         for index, port in enumerate(sig.inputs):
             source = node.inputs[index]

@@ -50,7 +50,31 @@ class GraphStructureError(ValueError):
 
 
 def topological_order(graph):
-    """Nodes with every producer first, NextIteration -> Merge back edges ignored (Kahn's algorithm)."""
+    """Nodes with every producer first, NextIteration -> Merge back edges ignored.
+
+    GraphDefs written by TensorFlow are almost always in creation order, which is already topological: check
+    that in one pass and sort (Kahn's algorithm) only when it is not.
+    """
+    seen = set()
+    for node in graph.order:
+        for source in node.inputs:
+            if source.node not in seen and not _back_edge(graph, node, source.node):
+                return _kahn(graph)
+        for name in node.control_inputs:
+            if name not in seen:
+                return _kahn(graph)
+        seen.add(node.name)
+    return list(graph.order)
+
+
+def _back_edge(graph, node, source_name):
+    if node.op not in ("Merge", "RefMerge"):
+        return False
+    source = graph.nodes.get(source_name)
+    return source is not None and source.op in ("NextIteration", "RefNextIteration")
+
+
+def _kahn(graph):
     pending = {}
     fanout = {}
     for node in graph.order:
@@ -58,8 +82,7 @@ def topological_order(graph):
         for source in node.inputs:
             if source.node not in graph.nodes:
                 raise GraphStructureError(node.name, f"input '{source.as_input()}' names no node of the graph")
-            if node.op in ("Merge", "RefMerge") and graph.nodes[source.node].op in ("NextIteration",
-                                                                                     "RefNextIteration"):
+            if _back_edge(graph, node, source.node):
                 continue
             fanout.setdefault(source.node, []).append(node)
             count += 1
@@ -94,6 +117,7 @@ class Decider:
         self.order = topological_order(ctx.graph)
         self.signatures = {n.name: ctx.signature(n) for n in self.order}
         self.facts = {}
+        self.changed = []       # names of nodes whose plan changes attributes or logical dtypes
 
     def run(self):
         pinned = {}
@@ -106,12 +130,18 @@ class Decider:
             mismatched = self._loop_mismatches(plans)
             new = {name: why for name, why in mismatched.items() if name not in pinned}
             if not new:
+                self.changed = [n.name for n in self.order if plans[n.name].changes or plans[n.name].out_logical
+                                or plans[n.name].in_logical]
                 return plans
             pinned.update(new)
 
     # ---- follow classes ------------------------------------------------------------------------------
     def _record_follow(self, node, plan, follow):
         sig = self.signatures[node.name]
+        if plan is NO_FLOAT:
+            for port_index in range(len(sig.outputs)):
+                follow[(node.name, port_index)] = NONFLOAT
+            return
         neutral = plan.marker in ("source", "state", "call")
         marked_out = plan.out_logical
         for port_index, port in enumerate(sig.outputs):
@@ -149,20 +179,18 @@ class Decider:
     def _plan(self, node, follow, pinned):
         ctx = self.ctx
         sig = self.signatures[node.name]
+        float_slots = sig.float_slots
+        if not float_slots and not sig.is_call:
+            return NO_FLOAT
         attrs = node.node_def.attr
         if MARKER in attrs:
             return self._already_rewritten(node, sig, attrs)
         if node.op in SOURCE_OPS:
-            return _fixed("source", "graph source: its outputs are neutral for gray ops")
+            return SOURCE
         if sig.is_call:
-            return _fixed("call", "function call: ports are fixed by the function signature; "
-                                  "the function body is left intact")
+            return CALL
         if sig.has_state or node.op.startswith(STATE_PREFIXES):
-            return _fixed("state", "stateful op or ref/resource ports (variables, updates, random, I/O): "
-                                   "never retyped")
-        float_slots = {s: d for s, d in sig.slots.items() if d in FLOAT_DTYPES}
-        if not float_slots:
-            return NodePlan("unchanged", "no float type attribute")
+            return STATE
         facts = self._facts(node)
         plan = NodePlan("unchanged", "", facts.list_name, facts.ir_type)
         if node.op == "Cast":
@@ -221,7 +249,7 @@ class Decider:
                     plan.reason += f"; but TensorFlow has no float32 CPU kernel for {node.op}, so it is left as is"
                     return plan
                 return _retyped(plan, targets)
-            if not compute_between_casts(node.op, facts.ir_type, facts.cube, key):
+            if not compute_between_casts(node.op, facts.cube, key):
                 return _retyped(plan, targets)
         return self._emulated(node, sig, plan, float_slots, changed, facts.cube)
 
@@ -263,7 +291,7 @@ class Decider:
             if not targets:
                 plan.decision = dtype_name(next(iter(uniform.values())))
                 return plan
-            if not compute_between_casts(node.op, facts.ir_type, facts.cube, _kernel_key(sig, targets)):
+            if not compute_between_casts(node.op, facts.cube, _kernel_key(sig, targets)):
                 return _retyped(plan, targets)
         plan.changes = {s: DT_FLOAT for s in by_slot if sig.slots[s] != DT_FLOAT}
         plan.in_logical = _keep_unnamed(wanted_in, sig.inputs)
@@ -320,6 +348,13 @@ def _fixed(marker, reason):
     plan = NodePlan("unchanged", reason)
     plan.marker = marker
     return plan
+
+
+# Outcomes shared by every node they apply to (plans are never modified once made).
+NO_FLOAT = _fixed("", "no float type attribute")
+SOURCE = _fixed("source", "graph source: its outputs are neutral for gray ops")
+CALL = _fixed("call", "function call: ports are fixed by the function signature; the function body is left intact")
+STATE = _fixed("state", "stateful op or ref/resource ports (variables, updates, random, I/O): never retyped")
 
 
 def _retyped(plan, targets):

@@ -37,22 +37,31 @@ class PassContext:
         self.current = None
         self._facts = {}
         self._plain = {}
+        self._by_axis = {}
 
     def signature(self, node):
         self.current = node.name
         return self.optable.signature(node)
 
     def ir_candidates(self, node):
-        const_axis = False
+        """IR types the node may become; scans for a Const axis input only for ops whose mapping depends on it."""
+        op = node.op
+        by_axis = self._by_axis.get(op)
+        if by_axis is None:
+            by_axis = self._by_axis[op] = (self._tf_to_ir.ir_candidates(op, False),
+                                           self._tf_to_ir.ir_candidates(op, True))
+        if op.startswith("FusedBatchNorm"):
+            attrs = node.node_def.attr
+            return self._tf_to_ir.ir_candidates(op, is_training="is_training" in attrs and attrs["is_training"].b)
+        if by_axis[0] == by_axis[1]:
+            return by_axis[0]
+        nodes = self.graph.nodes
         for source in node.inputs:
-            producer = self.graph.nodes.get(source.node)
+            producer = nodes.get(source.node)
             if producer is not None and producer.op == "Const" and \
                     producer.node_def.attr["dtype"].type not in FLOAT_DTYPES:
-                const_axis = True
-                break
-        is_training = node.op.startswith("FusedBatchNorm") and "is_training" in node.node_def.attr and \
-            node.node_def.attr["is_training"].b
-        return self._tf_to_ir.ir_candidates(node.op, const_axis, is_training=is_training)
+                return by_axis[1]
+        return by_axis[0]
 
     def plain_ir_type(self, op_type):
         """The IR type of an op the pass did not examine (report only)."""
@@ -101,7 +110,7 @@ def rewrite(graph_def, options, *, lists=None):
         ctx = PassContext(work, options, lists, customize)
         decider = Decider(ctx)
         plans = decider.run()
-        builder = CastBuilder(ctx, plans, decider.signatures)
+        builder = CastBuilder(ctx, plans, decider.signatures, decider.changed)
         tensor_map = builder.apply()
         report = _report(ctx, options, builder, plans)
     except (GraphStructureError, CastPlanError) as error:

@@ -34,7 +34,7 @@ class OpFacts(NamedTuple):
     library: object      # the OpLibrary of the PrecisionLists
 
 
-def compute_between_casts(op_type, ir_type, cube, attr_dtypes):
+def compute_between_casts(op_type, cube, attr_dtypes):
     """Should the op compute in float32 between Casts instead of being retyped in place?
 
     Cube ops always do: the Ascend cube unit multiplies float16 operands and accumulates in float32, which

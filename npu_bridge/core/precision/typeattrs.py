@@ -53,6 +53,7 @@ class Signature(NamedTuple):
     slots: dict            # Slot -> current dtype, for every slot bound to at least one port
     is_call: bool          # a function call: every port is fixed by the function's signature
     has_state: bool        # ref or resource ports, or the op is stateful
+    float_slots: dict      # the slots of `slots` whose dtype is float32, float16 or bfloat16
 
 
 class UnknownOpError(LookupError):
@@ -153,7 +154,8 @@ def _signature(spec, values):
     inputs = _expand(spec.inputs, values, slots, spec.calls_function)
     outputs = _expand(spec.outputs, values, slots, spec.calls_function)
     has_state = spec.is_stateful or any(p.is_ref or p.dtype == DT_RESOURCE for p in inputs + outputs)
-    return Signature(inputs, outputs, slots, spec.calls_function, has_state)
+    float_slots = {slot: dtype for slot, dtype in slots.items() if dtype in FLOAT_DTYPES}
+    return Signature(inputs, outputs, slots, spec.calls_function, has_state, float_slots)
 
 
 def _expand(args, values, slots, fixed_only):
