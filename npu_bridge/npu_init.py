@@ -74,6 +74,19 @@ def npu_hooks_append(hooks_list=()):
     return hooks
 
 
+def npu_callbacks_append(callbacks_list=()):
+    """`callbacks_list` as a list. The real helper appends a callback broadcasting rank 0's variables, which has
+    nothing to send on one rank, so nothing is appended."""
+    get_rank_size()
+    return list(callbacks_list) if isinstance(callbacks_list, (list, tuple)) else []
+
+
+def npu_keras_optimizer(opt):
+    """The migration tool's wrapper for Keras optimizers: gradient all-reduce, the identity on one rank."""
+    get_rank_size()
+    return opt
+
+
 def npu_tf_optimizer(opt):
     """The migration tool's wrapper for tf.train optimizers: NPUDistributedOptimizer(opt)."""
     return NPUDistributedOptimizer(opt)

@@ -203,3 +203,13 @@ def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
 def test_module_paths_of_real_scripts_import(module, symbols):
     imported = __import__(module, fromlist=symbols)
     assert all(callable(getattr(imported, symbol)) for symbol in symbols)
+
+
+def test_keras_helpers_are_identities_on_one_rank(monkeypatch):
+    callbacks = [object()]
+    assert npu_init.npu_callbacks_append(callbacks) == callbacks
+    optimizer = object()
+    assert npu_init.npu_keras_optimizer(optimizer) is optimizer
+    monkeypatch.setenv("RANK_SIZE", "2")
+    with pytest.raises(NpuConfigError, match="RANK_SIZE=2"):
+        npu_init.npu_keras_optimizer(optimizer)
