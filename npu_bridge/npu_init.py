@@ -31,6 +31,7 @@ from npu_bridge.estimator.npu.npu_optimizer import (
     npu_distributed_optimizer_wrapper,
 )
 from npu_bridge.hccl import get_local_rank_id, get_local_rank_size, get_rank_id, get_rank_size, hccl_ops
+from npu_bridge.hccl import check_single_rank as _check_single_rank
 
 
 def npu_config_proto(config_proto=None):
@@ -77,13 +78,13 @@ def npu_hooks_append(hooks_list=()):
 def npu_callbacks_append(callbacks_list=()):
     """`callbacks_list` as a list. The real helper appends a callback broadcasting rank 0's variables, which has
     nothing to send on one rank, so nothing is appended."""
-    get_rank_size()
+    _check_single_rank("npu_callbacks_append")
     return list(callbacks_list) if isinstance(callbacks_list, (list, tuple)) else []
 
 
 def npu_keras_optimizer(opt):
     """The migration tool's wrapper for Keras optimizers: gradient all-reduce, the identity on one rank."""
-    get_rank_size()
+    _check_single_rank("npu_keras_optimizer")
     return opt
 
 
