@@ -119,3 +119,19 @@ def test_singular_monitored_session_and_monitored_session(graph):
         first = sess.run(loss)
         sess.run(train)
         assert sess.run(loss) < first
+
+
+def test_frozen_graph_and_saved_model_hold_float32_values(graph, tmp_path):
+    w, loss, train = _regression_graph()
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(train)
+        trained = sess.run(w)
+        frozen = tf.compat.v1.graph_util.convert_variables_to_constants(sess, graph.as_graph_def(), [w.op.name])
+        scale = tf.compat.v1.placeholder_with_default(1.0, [], name="scale")
+        tf.compat.v1.saved_model.simple_save(sess, str(tmp_path / "saved"), {"scale": scale}, {"w": w * scale})
+    constant = next(n for n in frozen.node if n.name == w.op.name)
+    np.testing.assert_array_equal(tf.make_ndarray(constant.attr["value"].tensor), trained)
+    with tf.Graph().as_default(), tf.compat.v1.Session() as plain:
+        tf.compat.v1.saved_model.loader.load(plain, ["serve"], str(tmp_path / "saved"))
+        np.testing.assert_array_equal(plain.run("w:0"), trained)
