@@ -69,3 +69,16 @@ def test_json_and_table_for_humans():
     assert table.splitlines()[0] == report.summary()
     assert re.search(r"^mm \[MatMul -> MatMulV2, white\]: float16 \(float32 between casts\)\. white list", table, re.M)
     assert "int_add" not in table and "int_add" in report.table(everything=True)
+
+
+def test_explain_walks_back_to_the_op_that_decided_the_chain():
+    def fn():
+        x = tf.compat.v1.placeholder(tf.float32, [4, 4], name="x")
+        mm = tf.matmul(x, tf.constant(np.ones((4, 4), np.float32)), name="mm")
+        tf.nn.softmax(tf.nn.relu(tf.nn.bias_add(mm, tf.ones([4]), name="bias"), name="relu"), name="probs")
+
+    report = rewrite(build(fn), mode("mixed_float16")).report
+    lines = report.explain("probs").splitlines()
+    assert [line.split(" ")[0] for line in lines] == ["probs", "relu", "bias", "mm"]
+    assert lines[0].startswith("probs [Softmax -> SoftmaxV2, gray]: float16. gray list")
+    assert lines[-1].startswith("mm [MatMul -> MatMulV2, white]: float16. white list")

@@ -29,7 +29,7 @@ class NodePlan:
     """The pass's decision for one node."""
 
     __slots__ = ("changes", "in_logical", "out_logical", "decision", "reason", "emulated", "list_name",
-                 "ir_type", "marker")
+                 "ir_type", "marker", "followed")
 
     def __init__(self, decision, reason, list_name="-", ir_type=""):
         self.changes = {}          # Slot -> new physical dtype
@@ -41,6 +41,7 @@ class NodePlan:
         self.list_name = list_name
         self.ir_type = ir_type
         self.marker = ""
+        self.followed = ""         # the producer whose dtype a gray op followed
 
 
 class GraphStructureError(ValueError):
@@ -233,6 +234,7 @@ class Decider:
     def _implement(self, node, sig, facts, plan, float_slots, decisions):
         changed = {s: d for s, d in decisions.items()
                    if (d.in_dtype, d.out_dtype) != (float_slots[s], float_slots[s])}
+        plan.followed = next((d.followed for d in decisions.values() if d.followed), "")
         plan.reason = _join_reasons(decisions, float_slots) or \
             f"{self.ctx.mode_name}: its {dtype_name(next(iter(float_slots.values())))} attributes are not " \
             "changed by this mode"

@@ -41,6 +41,7 @@ class Report:
     reduced_dtype: str
     records: list = field(default_factory=list)
     n_casts: int = 0
+    followed: dict = field(default_factory=dict)   # gray op name -> the producer whose dtype it followed
 
     def __post_init__(self):
         self._by_name = None
@@ -61,6 +62,21 @@ class Report:
     def reduced(self):
         """Records of the ops that compute in the reduced dtype: the first place to look for lost accuracy."""
         return [r for r in self.records if r.decision == self.reduced_dtype]
+
+    def explain(self, name):
+        """Why `name` computes in its dtype, walking back through the producers gray ops followed.
+
+        The last line is the op that set the dtype for the whole chain (a white or black op, a fallback rule,
+        a keep_dtype or customize_dtypes entry): the place to change when a reduced op breaks accuracy.
+        """
+        lines, seen = [], set()
+        while name and name not in seen:
+            seen.add(name)
+            record = self.by_name(name)
+            lines.append(f"{record.name} [{record.tf_type} -> {record.ir_type}, {record.list}]: {record.decision}. "
+                         f"{record.reason}")
+            name = self.followed.get(name)
+        return "\n".join(lines)
 
     def summary(self):
         return (f"NpuOptimizer {self.mode_name}: {self.n_reduced}/{self.n_ops} ops reduced to "

@@ -140,4 +140,6 @@ def _report(ctx, options, builder, plans):
         ir_type = plan.ir_type or ctx.plain_ir_type(node.op)
         records.append(OpRecord(node.name, node.op, ir_type, plan.list_name, plan.decision, plan.reason,
                                 tuple(builder.caused.get(node.name, ())), plan.emulated))
+        if plan.followed:
+            report.followed[node.name] = plan.followed
     return report

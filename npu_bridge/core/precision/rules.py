@@ -21,6 +21,7 @@ class SlotDecision(NamedTuple):
     in_dtype: int
     out_dtype: int
     reason: str
+    followed: str = ""     # the producer a gray op followed, for Report.explain
 
 
 class OpFacts(NamedTuple):
@@ -70,7 +71,17 @@ def _allow_rule(facts, slot, dtype, reduced, mode_word):
 
 
 def mixed_rule(facts, slot, dtype, reduced, producers, mode_name):
-    """Black/white/gray (mixed_float16, mixed_bfloat16). producers: [(follow class, producer name)]."""
+    """Black/white/gray (mixed_float16, mixed_bfloat16). producers: [(follow class, producer name)].
+
+    White reduces when the library declares the reduced dtype; black keeps float32. Gray decides per type
+    attribute from the producers of the inputs bound to it (seen through Identity and non-black Casts):
+      - any float32 producer (a black op, or one decided float32) -> float32: an upstream op kept precision on
+        purpose, and a gray op must not throw it away;
+      - else any reduced producer -> reduced (a mix of reduced producers and graph sources reduces);
+      - else, only graph sources (Const, Placeholder, variable reads, state and function-call outputs, integer
+        tensors, and v1 loop back edges, which are not decided yet on the way forward) -> the allow_fp32_to_fp16
+        (allow_fp32_to_bf16) rule: float32 where the library supports it.
+    """
     rname = dtype_name(reduced)
     where = f"{facts.list_name} list ({facts.list_origin})"
     if facts.list_name == "black":
@@ -81,13 +92,13 @@ def mixed_rule(facts, slot, dtype, reduced, producers, mode_name):
         return _same(dtype, f"{where}, but the op library declares no {rname} for it: stays float32")
     fp32 = [name for cls, name in producers if cls == FP32]
     if fp32:
-        return _same(dtype, f"{where}: follows its float32 producer '{fp32[0]}'")
+        return SlotDecision(dtype, dtype, f"{where}: follows its float32 producer '{fp32[0]}'", fp32[0])
     low = [name for cls, name in producers if cls == REDUCED]
     if low:
         if _supports(facts, reduced):
-            return _same(reduced, f"{where}: follows its {rname} producer '{low[0]}'")
-        return _same(dtype, f"{where}: producer '{low[0]}' is {rname} but the op library declares no "
-                            f"{rname} for {facts.ir_type}: stays float32")
+            return SlotDecision(reduced, reduced, f"{where}: follows its {rname} producer '{low[0]}'", low[0])
+        return SlotDecision(dtype, dtype, f"{where}: producer '{low[0]}' is {rname} but the op library declares "
+                                          f"no {rname} for {facts.ir_type}: stays float32", low[0])
     fallback = _allow_rule(facts, slot, dtype, reduced, "allow_fp32_to_" + ("bf16" if reduced == DT_BFLOAT16
                                                                               else "fp16"))
     return fallback._replace(reason=f"{where} with no float producer, so the {fallback.reason}")
