@@ -10,7 +10,7 @@ Gray ops follow their producers, so decisions flow forward. v1 while loops have 
 pair is checked: if they disagree, both are pinned to float32 and the decisions are redone, until stable.
 """
 from npu_bridge.core.precision.rules import (
-    FP32, NEUTRAL, NONFLOAT, REDUCED, OpFacts, SlotDecision, compute_between_casts, slot_rule,
+    FP32, NEUTRAL, NONFLOAT, REDUCED, SlotDecision, compute_between_casts, slot_rule,
 )
 from npu_bridge.core.precision.typeattrs import (
     DT_FLOAT, DT_HALF, DTYPES_BY_NAME, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
@@ -158,9 +158,9 @@ class Decider:
 
     def _producer_class(self, tensor, follow):
         """Follow class and name of the op a gray op follows: looks through Identity and non-black Casts."""
-        graph = self.graph
-        for _ in range(len(graph.order)):
-            producer = graph.nodes[tensor.node]
+        nodes = self.graph.nodes
+        while True:            # terminates: the graph passed the topological check, so no Identity/Cast cycle
+            producer = nodes[tensor.node]
             if producer.op not in LOOK_THROUGH_OPS or not producer.inputs:
                 break
             if producer.op == "Cast" and MARKER not in producer.node_def.attr and \

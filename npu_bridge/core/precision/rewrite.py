@@ -113,8 +113,10 @@ def rewrite(graph_def, options, *, lists=None):
         builder = CastBuilder(ctx, plans, decider.signatures, decider.changed)
         tensor_map = builder.apply()
         report = _report(ctx, options, builder, plans)
-    except (GraphStructureError, CastPlanError) as error:
+    except GraphStructureError as error:
         raise PrecisionPassError(error.node, "graph structure", str(error)) from None
+    except CastPlanError as error:
+        raise PrecisionPassError(error.node, "cast insertion", str(error)) from None
     except UnknownOpError as error:
         node = ctx.current if ctx else "?"
         raise PrecisionPassError(node, "op registry", f"op type '{error.args[0]}' is neither registered in "
@@ -132,7 +134,7 @@ def rewrite(graph_def, options, *, lists=None):
 
 
 def _report(ctx, options, builder, plans):
-    report = Report(options.mode_name, getattr(options, "soc", ""), options.reduced_dtype)
+    report = Report(options.mode_name, options.soc, options.reduced_dtype)
     report.n_casts = len(builder.created)
     records = report.records
     for node in builder.originals:
