@@ -42,7 +42,7 @@ def _init(self, target="", graph=None, config=None):
         _originals["close"](self)
         raise
     if options is not None and options.use_off_line:
-        self._npu_emulation = EmulatedSession(self._graph, options, target, config)
+        self._npu_emulation = EmulatedSession(self, self._graph, options, target, config)
 
 
 def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):

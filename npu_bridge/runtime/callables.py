@@ -36,5 +36,6 @@ class OptionsCallable:
             options = self._options
             self._plan = Plan(program, self._emulation.graph, list(options.fetch) + list(options.target),
                               list(options.feed), self._emulation.options.iterations_per_loop,
-                              connections=[(c.from_tensor, c.to_tensor) for c in options.tensor_connection])
+                              connections=[(c.from_tensor, c.to_tensor) for c in options.tensor_connection],
+                              owner=self._emulation.owner)
         return self._plan

@@ -5,6 +5,7 @@ integer compare); when it changed, the graph is rewritten again and the Program 
 still empty or filled after the session was created is fine: nothing is rewritten before the first run.
 """
 import threading
+import weakref
 
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 from tensorflow.python.client import session as tf_session
@@ -23,11 +24,12 @@ NPU_OPTIMIZER = "NpuOptimizer"
 class EmulatedSession:
     """What a BaseSession configured for the NPU delegates run / make_callable / partial_run / close to.
 
-    It keeps no reference to the TensorFlow session that owns it, so that session is freed (and closes this one)
-    exactly as a plain session would be.
+    It keeps only a weak reference to the TensorFlow session that owns it (for the session handles it returns),
+    so that session is freed (and closes this one) exactly as a plain session would be.
     """
 
-    def __init__(self, graph, options, target, config):
+    def __init__(self, owner, graph, options, target, config):
+        self.owner = weakref.ref(owner)
         self.graph = graph
         self.options = options
         self.target = target
@@ -73,7 +75,7 @@ class EmulatedSession:
         program = self.current_program()
         feeds = [] if feeds is None else feeds if isinstance(feeds, (list, tuple)) else [feeds]
         keys = [subfeed for feed in feeds for subfeed in _partial_subfeeds(feed)]
-        plan = Plan(program, self.graph, fetches, keys, self.options.iterations_per_loop)
+        plan = Plan(program, self.graph, fetches, keys, self.options.iterations_per_loop, owner=self.owner)
         try:
             handle = program.session.partial_run_setup(plan.fetches + plan.targets, plan.feed_tensors)
         except errors.OpError as error:
@@ -87,7 +89,8 @@ class EmulatedSession:
             raise RuntimeError(f"partial_run handle {handle!r} was not set up by this session's current graph "
                                "(the graph changed after partial_run_setup, or the handle is from another session)")
         pairs = subfeeds(feed_dict) if feed_dict else []
-        plan = Plan(program, self.graph, fetches, [k for k, _ in pairs], self.options.iterations_per_loop)
+        plan = Plan(program, self.graph, fetches, [k for k, _ in pairs], self.options.iterations_per_loop,
+                    owner=self.owner)
         feeds, fed = {}, []
         for slot, (_, value) in zip(plan.slots, pairs):
             array = slot.convert(value)
@@ -142,7 +145,7 @@ class EmulatedSession:
         pairs = subfeeds(feed_dict) if feed_dict else []
         simple_feeds = len(pairs) == len(feed_dict or ()) and all(k is p for k, (p, _) in zip(feed_dict or (), pairs))
         plan = Plan(program, self.graph, fetches, [k for k, _ in pairs], self.options.iterations_per_loop,
-                    simple_feeds=simple_feeds)
+                    simple_feeds=simple_feeds, owner=self.owner)
         if key is not None:
             cache_plan(program, key, plan)
         return plan

@@ -9,6 +9,7 @@ import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
 from tensorflow.python.client import session as tf_session
 from tensorflow.python.framework import errors
+from tensorflow.python.ops import session_ops
 from tensorflow.python.util import nest
 
 from npu_bridge.core.errors import NpuConfigError
@@ -16,6 +17,7 @@ from npu_bridge.core.errors import NpuConfigError
 ITERATIONS_ATTR = "_npu_iterations_per_loop"
 _LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.IndexedSlices)
 _MAX_CACHED_PLANS = 512
+_HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
 
 
 def plan_key(fetches, feed_dict):
@@ -75,6 +77,8 @@ class FeedSlot:
 
     def convert(self, value):
         """The fed value as the user's dtype, with TensorFlow's own checks and messages."""
+        if isinstance(value, session_ops.TensorHandle):
+            return value.to_numpy_array()
         if isinstance(value, tf.Tensor):
             raise TypeError(
                 "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include Python scalars, "
@@ -102,8 +106,9 @@ class Plan:
     """The inner callable and result mapping for one fetch structure and one set of feed keys."""
 
     def __init__(self, program, user_graph, fetches, feed_keys, iterations_per_loop, simple_feeds=True,
-                 connections=()):
+                 connections=(), owner=None):
         self.program = program
+        self.owner = owner  # weakref to the user's session: fetched session handles belong to it
         self.simple_feeds = simple_feeds  # feed_dict.values() line up with the slots (no tuple / sparse keys)
         self.slots = [_feed_slot(program, user_graph, key) for key in feed_keys]
         # CallableOptions.tensor_connection (tf.keras feeds a placeholder from a tensor): inner (from, to) names.
@@ -113,6 +118,7 @@ class Plan:
         with user_graph.as_default():
             self.mapper = tf_session._FetchMapper.for_fetch(fetches)
         self.sources, self.fetches, self.targets = [], [], []
+        self.handles = {}  # index in self.fetches -> dtype of the tensor a fetched session handle stands for
         self.repeats = 1
         for fetch in self.mapper.unique_fetches():
             if isinstance(fetch, tf.Operation):
@@ -126,6 +132,8 @@ class Plan:
                     self.sources.append(~fed[fetch.ref()])
                     continue
                 self.sources.append(len(self.fetches))
+                if fetch.op.type in _HANDLE_OPS:
+                    self.handles[len(self.fetches)] = fetch.op.inputs[0].dtype
                 self.fetches.append(_fetch_tensor(program, fetch))
         self.feed_tensors = [tensor for slot in self.slots for tensor, _ in slot.targets]
         self._callables = {}
@@ -143,6 +151,8 @@ class Plan:
             call = self._callable(run_options)
             for _ in range(self.repeats):
                 results = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
+            for index, dtype in self.handles.items():
+                results[index] = session_ops.TensorHandle(results[index], dtype, self.owner())
         return self.mapper.build_results(
             [None if s is None else results[s] if s >= 0 else fed[~s] for s in self.sources])
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
+from tensorflow.python.ops import session_ops
 
 from npu_bridge.runtime import last_report
 
@@ -167,3 +168,12 @@ def test_callable_from_options_as_tf_keras_builds_it(model):
     np.testing.assert_array_equal(values[2], Y16)
     assert values[1] == pytest.approx(2 * Y16.sum(), rel=1e-3)
     assert sess.run(counter.read_value()) == 1
+
+
+def test_session_handles_keep_tensors_in_the_emulated_session(model):
+    sess, x, y, _ = model
+    handle = sess.run(tf.compat.v1.get_session_handle(y), {x: X})
+    assert isinstance(handle, session_ops.TensorHandle)
+    np.testing.assert_array_equal(handle.eval(), Y16)
+    holder, stored = tf.compat.v1.get_session_tensor(handle.handle, tf.float32)
+    np.testing.assert_array_equal(sess.run(stored * 2.0, {holder: handle.handle}), 2 * Y16)
