@@ -80,6 +80,8 @@ class EmulatedSession:
             handle = program.session.partial_run_setup(plan.fetches + plan.targets, plan.feed_tensors)
         except errors.OpError as error:
             raise user_errors.translate(error, self.graph) from None
+        # Handles of earlier inner sessions can no longer run; forget them rather than let them pile up.
+        self._partial_runs = {h: p for h, p in self._partial_runs.items() if p is program}
         self._partial_runs[handle] = program
         return handle
 

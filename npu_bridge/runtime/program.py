@@ -76,7 +76,8 @@ class Program:
                                                 validate_colocation_constraints=False)
             for consumer, producer in control_edges:
                 # import_graph_def maps control inputs only with a name prefix; add them to the imported op instead.
-                self.graph.get_operation_by_name(consumer)._add_control_input(self.graph.get_operation_by_name(producer))
+                consumer_op = self.graph.get_operation_by_name(consumer)
+                consumer_op._add_control_input(self.graph.get_operation_by_name(producer))
         if dict(result.tensor_map) != dict(self.result.tensor_map):
             self.plans = {}
         self.result = result
