@@ -12,7 +12,7 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.11",
-    packages=find_packages(include=["npu_bridge", "npu_bridge.*"]),
+    packages=find_packages(include=["npu_bridge", "npu_bridge.*", "hccl", "hccl.*"]),
     package_data={"npu_bridge": ["core/opp/**/*.json"]},
     include_package_data=True,
     install_requires=[

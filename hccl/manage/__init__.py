@@ -1,0 +1,1 @@
+"""Group management of the CANN hccl package, answered for the single emulated rank."""
