@@ -1,6 +1,6 @@
 """What the precision pass decided, op by op, in a form a person hunting an accuracy problem can read."""
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Mapping
 
 from tensorflow.core.framework import graph_pb2
@@ -34,28 +34,34 @@ class OpRecord:
     emulated: bool = False
 
 
-@dataclass
 class Report:
-    mode_name: str
-    soc: str
-    reduced_dtype: str
-    records: list = field(default_factory=list)
-    n_casts: int = 0
-    followed: dict = field(default_factory=dict)   # gray op name -> the producer whose dtype it followed
+    """The outcome of one rewrite: counts, one OpRecord per op of the input graph, and ways to read them.
 
-    def __post_init__(self):
+    Records are built on first access from plain rows: the runtime rewrites on every graph change and mostly
+    needs only summary(), so a 10k-node graph does not pay for 10k dataclass instances it may never read.
+    """
+
+    def __init__(self, mode_name, soc, reduced_dtype, rows=(), n_casts=0, followed=None):
+        self.mode_name = mode_name
+        self.soc = soc
+        self.reduced_dtype = reduced_dtype
+        self.n_casts = n_casts
+        self.followed = followed or {}     # gray op name -> the producer whose dtype it followed
+        self._rows = rows                  # OpRecord field tuples, in graph order
+        self._records = None
         self._by_name = None
+        self.n_ops = len(rows)
+        self.n_reduced = sum(1 for row in rows if row[4] == reduced_dtype)
 
     @property
-    def n_ops(self):
-        return len(self.records)
-
-    @property
-    def n_reduced(self):
-        return sum(1 for r in self.records if r.decision == self.reduced_dtype)
+    def records(self):
+        if self._records is None:
+            self._records = [OpRecord(*row) for row in self._rows]
+            self._rows = None
+        return self._records
 
     def by_name(self, name):
-        if self._by_name is None or len(self._by_name) != len(self.records):
+        if self._by_name is None:
             self._by_name = {r.name: r for r in self.records}
         return self._by_name[name]
 

@@ -13,7 +13,7 @@ from npu_bridge.core.errors import PrecisionPassError
 from npu_bridge.core.graph import Graph
 from npu_bridge.core.precision.casts import CastBuilder, CastPlanError
 from npu_bridge.core.precision.decide import Decider, GraphStructureError
-from npu_bridge.core.precision.report import OpRecord, Report, RewriteResult
+from npu_bridge.core.precision.report import Report, RewriteResult
 from npu_bridge.core.precision.rules import OpFacts
 from npu_bridge.core.precision.typeattrs import (
     DTYPES_BY_NAME, FLOAT_DTYPES, MalformedNodeError, OpTable, UnknownOpError,
@@ -134,14 +134,11 @@ def rewrite(graph_def, options, *, lists=None):
 
 
 def _report(ctx, options, builder, plans):
-    report = Report(options.mode_name, options.soc, options.reduced_dtype)
-    report.n_casts = len(builder.created)
-    records = report.records
+    rows, followed = [], {}
     for node in builder.originals:
         plan = plans[node.name]
-        ir_type = plan.ir_type or ctx.plain_ir_type(node.op)
-        records.append(OpRecord(node.name, node.op, ir_type, plan.list_name, plan.decision, plan.reason,
-                                tuple(builder.caused.get(node.name, ())), plan.emulated))
+        rows.append((node.name, node.op, plan.ir_type or ctx.plain_ir_type(node.op), plan.list_name, plan.decision,
+                     plan.reason, tuple(builder.caused.get(node.name, ())), plan.emulated))
         if plan.followed:
-            report.followed[node.name] = plan.followed
-    return report
+            followed[node.name] = plan.followed
+    return Report(options.mode_name, options.soc, options.reduced_dtype, rows, len(builder.created), followed)
