@@ -229,7 +229,7 @@ class Decider:
             for index, port in enumerate(sig.inputs):
                 if port.slot == slot:
                     producers.append(self._producer_class(node.inputs[index], follow))
-        return slot_rule(ctx.mode, facts, slot, dtype, ctx.reduced, producers)
+        return slot_rule(ctx.mode, facts, dtype, ctx.reduced, producers)
 
     def _implement(self, node, sig, facts, plan, float_slots, decisions):
         changed = {s: d for s, d in decisions.items()

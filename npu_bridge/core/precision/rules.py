@@ -55,7 +55,7 @@ def _same(dtype, reason):
     return SlotDecision(dtype, dtype, reason)
 
 
-def _allow_rule(facts, slot, dtype, reduced, mode_word):
+def _allow_rule(facts, dtype, reduced, mode_word):
     """allow_fp32_to_fp16/bf16: cube ops reduce; vector ops keep float32 when the library supports it."""
     rname = dtype_name(reduced)
     if facts.cube:
@@ -66,11 +66,11 @@ def _allow_rule(facts, slot, dtype, reduced, mode_word):
         return _same(dtype, f"{mode_word}: vector op {facts.ir_type} supports float32, keeps it")
     if _supports(facts, reduced):
         return _same(reduced, f"{mode_word}: vector op {facts.ir_type} has no float32 in the op library, "
-                            f"runs in {rname}")
+                              f"runs in {rname}")
     return _same(dtype, f"{mode_word}: {facts.ir_type} declares neither float32 nor {rname}, left as is")
 
 
-def mixed_rule(facts, slot, dtype, reduced, producers, mode_name):
+def mixed_rule(facts, dtype, reduced, producers):
     """Black/white/gray (mixed_float16, mixed_bfloat16). producers: [(follow class, producer name)].
 
     White reduces when the library declares the reduced dtype; black keeps float32. Gray decides per type
@@ -99,12 +99,12 @@ def mixed_rule(facts, slot, dtype, reduced, producers, mode_name):
             return SlotDecision(reduced, reduced, f"{where}: follows its {rname} producer '{low[0]}'", low[0])
         return SlotDecision(dtype, dtype, f"{where}: producer '{low[0]}' is {rname} but the op library declares "
                                           f"no {rname} for {facts.ir_type}: stays float32", low[0])
-    fallback = _allow_rule(facts, slot, dtype, reduced, "allow_fp32_to_" + ("bf16" if reduced == DT_BFLOAT16
-                                                                              else "fp16"))
-    return fallback._replace(reason=f"{where} with no float producer, so the {fallback.reason}")
+    fallback = _allow_rule(facts, dtype, reduced, "allow_fp32_to_bf16" if reduced == DT_BFLOAT16
+                           else "allow_fp32_to_fp16")
+    return fallback._replace(reason=f"{where} with no float producer falls back to {fallback.reason}")
 
 
-def slot_rule(mode, facts, slot, dtype, reduced, producers):
+def slot_rule(mode, facts, dtype, reduced, producers):
     """The decision for one float type attribute under `mode` (a PrecisionMode member name).
 
     Returns None when the attribute is not a candidate under this mode (its dtype is left alone silently).
@@ -112,11 +112,11 @@ def slot_rule(mode, facts, slot, dtype, reduced, producers):
     if mode in ("MIXED_FP16", "MIXED_BF16"):
         if dtype != DT_FLOAT:
             return None
-        return mixed_rule(facts, slot, dtype, reduced, producers, mode)
+        return mixed_rule(facts, dtype, reduced, producers)
     if mode in ("ALLOW_FP32_TO_FP16", "ALLOW_FP32_TO_BF16"):
         if dtype != DT_FLOAT:
             return None
-        return _allow_rule(facts, slot, dtype, reduced, mode.lower())
+        return _allow_rule(facts, dtype, reduced, mode.lower())
     if mode == "FORCE_FP16":
         if dtype not in (DT_FLOAT, DT_BFLOAT16):
             return None
@@ -130,13 +130,13 @@ def slot_rule(mode, facts, slot, dtype, reduced, producers):
                                                        " takes float16 inputs and produces float32")
             if dtype in REDUCED_DTYPES:
                 return _same(DT_FLOAT, f"force_fp32: cube op {facts.ir_type} has no float16 in the op library, "
-                                     "runs float32")
+                                       "runs float32")
             return None
         if dtype not in REDUCED_DTYPES:
             return None
         if _supports(facts, DT_FLOAT):
             return _same(DT_FLOAT, f"force_fp32: vector op {facts.ir_type} was {dtype_name(dtype)} in the graph, "
-                                 "raised to float32")
+                                   "raised to float32")
         return _same(dtype, f"force_fp32: the op library declares no float32 for {facts.ir_type}, "
-                            f"stays {dtype_name(dtype)}")
+                              f"stays {dtype_name(dtype)}")
     return None
