@@ -110,8 +110,8 @@ def task_rewrite_ours(spec):
             start = time.perf_counter()
             result = rewrite(graph_def, options)
             cold = time.perf_counter() - start
-            times = []
-            for _ in range(spec["repeats"]):
+            times, deadline = [], time.perf_counter() + spec.get("budget_s", float("inf"))
+            while len(times) < spec["repeats"] and (len(times) < 3 or time.perf_counter() < deadline):
                 start = time.perf_counter()
                 rewrite(graph_def, options)
                 times.append(time.perf_counter() - start)
@@ -179,7 +179,8 @@ def task_rewrite_tf(spec):
         meta = _load_meta(path)
         emit(kind="start", path=path)
         times, walls, nodes_out, casts = [], [], None, None
-        for _ in range(spec["repeats"] + 1):
+        deadline = time.perf_counter() + spec["budget_s"]
+        while len(times) < spec["repeats"] + 1 and (len(times) < 4 or time.perf_counter() < deadline):
             start = time.perf_counter()
             output, log = _optimize_capturing_log(config, meta)
             walls.append(time.perf_counter() - start)

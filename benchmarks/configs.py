@@ -2,14 +2,9 @@
 
 Every configuration starts from the same base ConfigProto (remapping and memory optimization OFF, as Ascend
 scripts set them and as the real adapter forces them), so that a ratio against `plain_fp32` measures the
-emulation or the precision rewrite and not a difference in TensorFlow's own grappler passes.
+emulation or the precision rewrite and not a difference in TensorFlow's own grappler passes. TensorFlow is
+imported inside the functions: the parent process of the benchmark only needs the names and stays light.
 """
-import tensorflow as tf
-from tensorflow.core.protobuf import rewriter_config_pb2
-
-OFF = rewriter_config_pb2.RewriterConfig.OFF
-ON = rewriter_config_pb2.RewriterConfig.ON
-
 # name -> (kind, NpuOptimizer parameters). kind: "plain" (TF float32), "npu" (emulated), "tf_amp" (TF's pass).
 CONFIGS = {
     "plain_fp32": ("plain", {}),
@@ -22,10 +17,12 @@ CONFIGS = {
 
 
 def base_config():
-    config = tf.compat.v1.ConfigProto()
+    from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
+
+    config = config_pb2.ConfigProto()
     rewrite = config.graph_options.rewrite_options
-    rewrite.remapping = OFF
-    rewrite.memory_optimization = OFF
+    rewrite.remapping = rewriter_config_pb2.RewriterConfig.OFF
+    rewrite.memory_optimization = rewriter_config_pb2.RewriterConfig.OFF
     return config
 
 
@@ -36,13 +33,15 @@ def npu_config(parameters):
     custom.name = "NpuOptimizer"
     custom.parameter_map["use_off_line"].b = True
     for key, value in parameters.items():
-        custom.parameter_map[key].s = tf.compat.as_bytes(value)
+        custom.parameter_map[key].s = value.encode()
     return config
 
 
 def tf_amp_config():
+    from tensorflow.core.protobuf import rewriter_config_pb2
+
     config = base_config()
-    config.graph_options.rewrite_options.auto_mixed_precision_cpu = ON
+    config.graph_options.rewrite_options.auto_mixed_precision_cpu = rewriter_config_pb2.RewriterConfig.ON
     return config
 
 

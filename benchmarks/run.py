@@ -22,6 +22,7 @@ SETTINGS = {
     "quick": {
         "rewrite_targets": [100, 500, 2000],
         "rewrite_repeats": 5,
+        "rewrite_budget_s": 5.0,
         "step_models": {
             "mlp": {"batch": 32, "hidden": 512},
             "small_cnn": {"batch": 16},
@@ -36,6 +37,7 @@ SETTINGS = {
     "full": {
         "rewrite_targets": [100, 500, 2000, 5000, 20000],
         "rewrite_repeats": 7,
+        "rewrite_budget_s": 10.0,
         "step_models": {
             "mlp": {"batch": 64, "hidden": 1024},
             "small_cnn": {"batch": 32},
@@ -107,11 +109,13 @@ def bench_rewrite(settings, work_dir, results):
     if built.failure:
         results["meta"]["problems"].append(f"building rewrite graphs: {built.failure}\n{built.stderr_tail}")
     paths = [g["path"] for g in graphs]
-    spec = {"paths": paths, "repeats": settings["rewrite_repeats"], "mode": "mixed_float16"}
+    spec = {"paths": paths, "repeats": settings["rewrite_repeats"], "budget_s": settings["rewrite_budget_s"],
+            "mode": "mixed_float16"}
     log(f"timing our precision pass on {len(paths)} graphs")
     ours = run_child("rewrite_ours", spec, timeout_s=settings["timeout_s"])
     log("timing TensorFlow's auto_mixed_precision_cpu on the same graphs")
-    peer = run_child("rewrite_tf", {"paths": paths, "repeats": settings["rewrite_repeats"]},
+    peer = run_child("rewrite_tf", {"paths": paths, "repeats": settings["rewrite_repeats"],
+                                    "budget_s": settings["rewrite_budget_s"]},
                      timeout_s=settings["timeout_s"], env=TF_LOG_ENV)
     for graph in graphs:
         row = {"family": graph["family"], "depth": graph["depth"], "nodes": graph["nodes"], "path": graph["path"],
@@ -176,14 +180,15 @@ def profile_misses(settings, results, out_dir, prefix):
     """cProfile (and TensorFlow per-op times) of the parts whose target was missed, for the owners to act on."""
     missed = {t["target"] for t in results["targets"] if t["status"] == "MISS"}
     if "rewrite" in missed:
-        graphs = [row for row in results["rewrite"] if row.get("ratio")]
-        worst = max(graphs, key=lambda row: row["nodes"])
-        log(f"profiling our rewrite of {worst['family']} ({worst['nodes']} nodes)")
-        name = f"{prefix}-profile-rewrite.txt"
-        outcome = run_child("rewrite_ours", {"paths": [worst["path"]], "repeats": 1, "mode": "mixed_float16",
-                                             "profile_path": os.path.join(out_dir, name)},
-                            timeout_s=settings["timeout_s"])
-        _note_profile(results, outcome, [name])
+        for family in sorted({row["family"] for row in results["rewrite"] if row.get("ratio")}):
+            largest = max((row for row in results["rewrite"] if row["family"] == family and row.get("ratio")),
+                          key=lambda row: row["nodes"])
+            log(f"profiling our rewrite of {family} ({largest['nodes']} nodes)")
+            name = f"{prefix}-profile-rewrite-{family}.txt"
+            outcome = run_child("rewrite_ours", {"paths": [largest["path"]], "repeats": 1, "mode": "mixed_float16",
+                                                 "profile_path": os.path.join(out_dir, name)},
+                                timeout_s=settings["timeout_s"])
+            _note_profile(results, outcome, [name])
     if missed & {"step", "memory"}:
         candidates = [r for r in results["step"] if r["config"] == "npu_mixed_float16" and r.get("ratio")]
         worst = max(candidates, key=lambda r: r["ratio"])
