@@ -316,3 +316,32 @@ def test_every_mode_keeps_the_training_graph_runnable_and_idempotent(v2):
     feeds = {"x:0": np.ones((8, 4), np.float32), "labels:0": np.arange(8) % 3}
     loss, _ = run(result.graph_def, ["loss:0", "train"], feeds, init="init")
     assert np.isfinite(loss)
+
+
+def test_graph_without_white_ops_is_unchanged():
+    def fn():
+        x = _x()
+        tf.math.sqrt(tf.nn.relu(tf.math.exp(x, name="exp"), name="relu"), name="sqrt")
+
+    graph_def = build(fn)
+    result = rewrite(graph_def, mode("mixed_float16"))
+    assert result.graph_def == graph_def and result.tensor_map == {}
+    assert {r.decision for r in result.report.records if r.list != "-"} == {"float32"}
+
+
+def test_already_half_ops_are_untouched_and_a_gray_op_after_their_cast_follows_them():
+    def fn():
+        half = tf.cast(_x(), tf.float16, name="to_half")
+        relu = tf.nn.relu(tf.matmul(half, tf.cast(_const([8, 8], "w"), tf.float16), name="mm16"), name="relu16")
+        tf.nn.relu(tf.cast(relu, tf.float32, name="to_float"), name="relu32")
+
+    graph_def = build(fn)
+    result = rewrite(graph_def, mode("mixed_float16"))
+    for name in ("mm16", "relu16"):
+        assert result.report.by_name(name).decision == "float16"
+        assert dtype_of(result.graph_def, name) == FP16
+        assert data_inputs(result.graph_def, name) == data_inputs(graph_def, name)
+    # Gray follows its producer through the non-black Cast (ASCEND_BEHAVIOUR §3), so it reads the half tensor.
+    assert dtype_of(result.graph_def, "relu32") == FP16
+    assert data_inputs(result.graph_def, "relu32") == ["relu16"]
+    assert added_casts(result.graph_def) == []

@@ -28,11 +28,11 @@ class OpFacts(NamedTuple):
     """What the rules need to know about a node, computed once per node."""
 
     ir_type: str
-    ir_candidates: tuple # every IR type the TF op may become, preferred first (customize_dtypes matches any)
-    list_name: str       # "white" / "black" / "gray"
-    list_origin: str     # why it is in that list, e.g. "built-in ascend910 precision_reduce=true"
+    ir_candidates: tuple  # every IR type the TF op may become, preferred first (customize_dtypes matches any)
+    list_name: str        # "white" / "black" / "gray"
+    list_origin: str      # why it is in that list, e.g. "built-in ascend910 precision_reduce=true"
     cube: bool
-    library: object      # the OpLibrary of the PrecisionLists
+    library: object       # the OpLibrary of the PrecisionLists
 
 
 def compute_between_casts(op_type, cube, attr_dtypes):
