@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from npu_bridge.core.errors import PrecisionPassError
 from npu_bridge.core.precision import rewrite
-from precision_helpers import build, mode
+from precision_helpers import build, mode, npu_options
 
 
 def _loop_graph():
@@ -78,3 +78,19 @@ def test_node_order_in_the_graphdef_does_not_matter():
     assert {r.name: (r.decision, r.reason) for r in ordered.report.records} == \
         {r.name: (r.decision, r.reason) for r in reversed_.report.records}
     assert ordered.report.n_casts == reversed_.report.n_casts
+
+
+def test_black_op_without_float32_kernel_is_the_real_engines_error(tmp_path):
+    path = tmp_path / "mixlist.json"
+    path.write_text('{"black-list": {"to-add": ["MaxPool"]}}')
+
+    def fn():
+        tf.nn.max_pool2d(tf.compat.v1.placeholder(tf.float32, [1, 4, 4, 1], name="x"), 2, 2, "VALID", name="pool")
+
+    graph_def = build(fn)
+    before = graph_def.SerializeToString(deterministic=True)
+    with pytest.raises(PrecisionPassError, match="Op MaxPool is in blacklist but doesn't support it's original dtype "
+                                                 "float.*declares only float16") as caught:
+        rewrite(graph_def, npu_options("mixed_float16", modify_mixlist=path))
+    assert (caught.value.node, caught.value.rule) == ("pool", "black list")
+    assert graph_def.SerializeToString(deterministic=True) == before

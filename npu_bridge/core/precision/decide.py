@@ -125,6 +125,7 @@ class Decider:
         while True:
             plans, follow = {}, {}
             for node in self.order:
+                self.ctx.current = node.name
                 plan = self._plan(node, follow, pinned)
                 plans[node.name] = plan
                 self._record_follow(node, plan, follow)

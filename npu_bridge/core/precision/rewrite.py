@@ -14,7 +14,7 @@ from npu_bridge.core.graph import Graph
 from npu_bridge.core.precision.casts import CastBuilder, CastPlanError
 from npu_bridge.core.precision.decide import Decider, GraphStructureError
 from npu_bridge.core.precision.report import Report, RewriteResult
-from npu_bridge.core.precision.rules import OpFacts
+from npu_bridge.core.precision.rules import OpFacts, RuleViolation
 from npu_bridge.core.precision.typeattrs import (
     DTYPES_BY_NAME, FLOAT_DTYPES, MalformedNodeError, OpTable, UnknownOpError,
 )
@@ -121,6 +121,8 @@ def rewrite(graph_def, options, *, lists=None):
         node = ctx.current if ctx else "?"
         raise PrecisionPassError(node, "op registry", f"op type '{error.args[0]}' is neither registered in "
                                                       "TensorFlow nor a function of the graph's library") from None
+    except RuleViolation as error:
+        raise PrecisionPassError(ctx.current, error.rule, str(error)) from None
     except MalformedNodeError as error:
         raise PrecisionPassError(ctx.current, "op definition", str(error)) from None
     except Exception as error:

@@ -17,6 +17,14 @@ FP32 = "float32"
 NONFLOAT = "non-float"
 
 
+class RuleViolation(ValueError):
+    """The configuration asks for something the real engine refuses (kept verbatim in the message)."""
+
+    def __init__(self, rule, detail):
+        self.rule = rule
+        super().__init__(detail)
+
+
 class SlotDecision(NamedTuple):
     in_dtype: int
     out_dtype: int
@@ -85,6 +93,11 @@ def mixed_rule(facts, dtype, reduced, producers):
     rname = dtype_name(reduced)
     where = f"{facts.list_name} list ({facts.list_origin})"
     if facts.list_name == "black":
+        if not _supports(facts, DT_FLOAT):
+            declared = ",".join(sorted(facts.library.declared_float_dtypes(facts.ir_type) or ()))
+            raise RuleViolation("black list", f"Op {facts.ir_type} is in blacklist but doesn't support it's original "
+                                              f"dtype float. Op {facts.ir_type} should not be configured as blacklist "
+                                              f"op: the op library declares only {declared} for it ({where})")
         return _same(dtype, f"{where}: stays float32")
     if facts.list_name == "white":
         if _supports(facts, reduced):
