@@ -24,16 +24,6 @@ class Tensor(NamedTuple):
         return self.node if self.port == 0 else f"{self.node}:{self.port}"
 
 
-def parse_input(spec):
-    """Split a NodeDef input string into (Tensor, is_control)."""
-    if spec.startswith("^"):
-        return Tensor(spec[1:], -1), True
-    name, sep, port = spec.rpartition(":")
-    if sep and port.isdigit():
-        return Tensor(name, int(port)), False
-    return Tensor(spec, 0), False
-
-
 class Node:
     """A node of the graph: its NodeDef plus the fields the pass reads over and over."""
 
@@ -45,7 +35,7 @@ class Node:
         self.op = node_def.op
         self.inputs = []
         self.control_inputs = []
-        for spec in node_def.input:        # parse_input, inlined: this loop runs once per edge of the graph
+        for spec in node_def.input:        # "name", "name:port" or "^name" (a control input)
             if spec[0] == "^":
                 self.control_inputs.append(spec[1:])
                 continue
@@ -55,11 +45,6 @@ class Node:
     @property
     def device(self):
         return self.node_def.device
-
-    def attr(self, name):
-        """The AttrValue named `name`, or None when the node does not set it."""
-        attrs = self.node_def.attr
-        return attrs[name] if name in attrs else None
 
     def __repr__(self):
         return f"Node({self.name!r}, {self.op!r})"
@@ -87,10 +72,6 @@ class Graph:
     def __len__(self):
         return len(self.order)
 
-    @property
-    def function_names(self):
-        return {f.signature.name for f in self.graph_def.library.function}
-
     def consumers(self, tensor):
         """[(consumer Node, input index)] reading `tensor` through a data edge."""
         if self._consumers is None:
@@ -99,16 +80,6 @@ class Graph:
                 for index, source in enumerate(node.inputs):
                     self._consumers.setdefault(source, []).append((node, index))
         return self._consumers.get(tensor, ())
-
-    def fanout_names(self):
-        """{node name: [names of nodes reading any of its outputs or depending on it by control edge]}."""
-        fanout = {}
-        for node in self.order:
-            for source in node.inputs:
-                fanout.setdefault(source.node, []).append(node.name)
-            for source in node.control_inputs:
-                fanout.setdefault(source, []).append(node.name)
-        return fanout
 
     def unique_name(self, base):
         """`base` if no node has it yet, else `base_1`, `base_2`, ... (first free)."""

@@ -1,9 +1,9 @@
 """core.graph: the small Graph/Node/Tensor model the precision pass edits."""
 import numpy as np
 import tensorflow as tf
-from tensorflow.core.framework import attr_value_pb2
+from tensorflow.core.framework import attr_value_pb2, graph_pb2
 
-from npu_bridge.core.graph import Graph, Tensor, parse_input
+from npu_bridge.core.graph import Graph, Tensor
 from precision_helpers import build, run
 
 
@@ -15,11 +15,12 @@ def _split_graph():
     tf.identity(b, name="copy")
 
 
-def test_parse_input_spellings():
-    assert parse_input("x") == (Tensor("x", 0), False)
-    assert parse_input("split:1") == (Tensor("split", 1), False)
-    assert parse_input("^init") == (Tensor("init", -1), True)
-    assert parse_input("scope/a:b:2") == (Tensor("scope/a:b", 2), False)
+def test_input_spellings():
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.add(name="n", op="NoOp", input=["x", "split:1", "loop/next:12", "^init"])
+    node = Graph(graph_def)["n"]
+    assert node.inputs == [Tensor("x", 0), Tensor("split", 1), Tensor("loop/next", 12)]
+    assert node.control_inputs == ["init"]
     assert Tensor("split", 1).name == "split:1"
     assert Tensor("x", 0).as_input() == "x" and Tensor("x", 3).as_input() == "x:3"
 
