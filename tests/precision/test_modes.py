@@ -267,3 +267,18 @@ def test_allow_fp32_to_bf16_on_910b():
     result = rewrite(build(fn), mode(v1="allow_fp32_to_bf16", soc="Ascend910B3"))
     assert _record(result, "mm").decision == "bfloat16"
     assert _record(result, "relu").decision == "float32"
+
+
+def test_lists_argument_replaces_the_options_lists(tmp_path):
+    from npu_bridge.core.mixlist import PrecisionLists, load_mixlist
+    from npu_bridge.core.oplib import load_op_library
+
+    path = tmp_path / "mixlist.json"
+    path.write_text(json.dumps({"white-list": {"to-remove": ["MatMulV2"]}}))
+    library = load_op_library("ascend910")
+    lists = PrecisionLists(library, load_mixlist(str(path), library), str(path))
+    result = rewrite(build(lambda: tf.matmul(_x(), _w(), name="mm")), mode("mixed_float16"), lists=lists)
+    record = _record(result, "mm")
+    # Gray now, with only graph sources as producers: the allow_fp32_to_fp16 fallback still reduces a cube op.
+    assert (record.list, record.decision) == ("gray", "float16")
+    assert "white-list.to-remove" in record.reason and "falls back to allow_fp32_to_fp16: cube op" in record.reason
