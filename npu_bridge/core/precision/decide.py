@@ -13,7 +13,7 @@ from npu_bridge.core.precision.rules import (
     FP32, NEUTRAL, NONFLOAT, REDUCED, SlotDecision, compute_between_casts, slot_rule,
 )
 from npu_bridge.core.precision.typeattrs import (
-    DT_FLOAT, DT_HALF, DTYPES_BY_NAME, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
+    DT_FLOAT, DTYPES_BY_NAME, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
 )
 
 MARKER = "_npu_bridge"               # on every node the pass added, retyped or emulated
@@ -221,8 +221,7 @@ class Decider:
 
     def _slot_decision(self, node, sig, facts, slot, dtype, follow):
         ctx = self.ctx
-        allowed = ctx.optable.allowed_dtypes(node.op, slot.attr)
-        if allowed and DT_HALF not in allowed:
+        if slot in sig.float_only:
             return SlotDecision(dtype, dtype, f"attribute {slot.attr} of {node.op} does not admit float16 in its "
                                               "op definition (statistics and the like stay float32)")
         producers = []

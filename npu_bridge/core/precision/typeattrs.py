@@ -54,6 +54,7 @@ class Signature(NamedTuple):
     is_call: bool          # a function call: every port is fixed by the function's signature
     has_state: bool        # ref or resource ports, or the op is stateful
     float_slots: dict      # the slots of `slots` whose dtype is float32, float16 or bfloat16
+    float_only: frozenset  # float slots whose op definition does not admit float16 (FusedBatchNormV3's U)
 
 
 class UnknownOpError(LookupError):
@@ -126,9 +127,6 @@ class OpTable:
             raise UnknownOpError(op_type)
         return spec
 
-    def allowed_dtypes(self, op_type, attr):
-        return self.spec(op_type).allowed.get(attr, frozenset())
-
     def signature(self, node):
         """Per-port dtypes and slots of `node`, shared by every node of the same op and attribute values."""
         spec = self.spec(node.op)
@@ -155,7 +153,9 @@ def _signature(spec, values):
     outputs = _expand(spec.outputs, values, slots, spec.calls_function)
     has_state = spec.is_stateful or any(p.is_ref or p.dtype == DT_RESOURCE for p in inputs + outputs)
     float_slots = {slot: dtype for slot, dtype in slots.items() if dtype in FLOAT_DTYPES}
-    return Signature(inputs, outputs, slots, spec.calls_function, has_state, float_slots)
+    float_only = frozenset(slot for slot in float_slots
+                           if spec.allowed.get(slot.attr) and DT_HALF not in spec.allowed[slot.attr])
+    return Signature(inputs, outputs, slots, spec.calls_function, has_state, float_slots, float_only)
 
 
 def _expand(args, values, slots, fixed_only):
