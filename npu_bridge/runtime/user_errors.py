@@ -1,7 +1,10 @@
 """Errors from the inner session re-raised in the user's terms: user op names, user op, user stack traces.
 
 The pass keeps user node names, so most messages already read right; the nodes it adds
-(`<src>-<port>-CastTo...-NpuBridge`) and the runtime's fetch casts are replaced by their source op.
+(`<src>-<port>-CastTo...-NpuBridge`) and the runtime's fetch casts are replaced by their source op. Grappler's
+arithmetic optimizer moves those casts above value-preserving ops such as a variable's `read` and renames the op
+it moved (`wt/ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_read`): that name maps back to `wt/read`,
+as a plain session would report it.
 """
 import re
 
@@ -9,6 +12,8 @@ from tensorflow.python.client import session as tf_session
 from tensorflow.python.framework import error_interpolation
 
 _INTERNAL_NAME = re.compile(r"([^\s'\"{}\[\](),]+?)-\d+-CastTo\w+?-NpuBridge(?:Fetch)?(?![\w-])")
+_REORDERED_CAST = re.compile(r"(/|(?<![^\s'\"{}\[\](),]))ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_"
+                             r"(?:float|half|bfloat16|double)_")
 
 
 def user_name(name):
@@ -16,7 +21,7 @@ def user_name(name):
     previous = None
     while previous != name:
         previous, name = name, _INTERNAL_NAME.sub(r"\1", name)
-    return name
+    return _REORDERED_CAST.sub(r"\1", name)
 
 
 def translate(error, user_graph):
