@@ -3,16 +3,22 @@
 tf.compat.v1.Session, InteractiveSession, the MonitoredSession family and Estimator all end in
 `tensorflow.python.client.session.BaseSession`, so patching its methods once covers them all. A session whose
 config does not ask for the NPU never sees the patch beyond one attribute lookup.
+
+Configuration errors (NpuConfigError, found when the session is created or when the first run loads a mixlist)
+and PrecisionPassError are re-raised from the patched method with the frames below it dropped: the user sees
+their own call and one clear message naming the key and value, not the package's internals.
 """
 import threading
 
 from tensorflow.python.client import session as tf_session
 
+from npu_bridge.core.errors import NpuConfigError, PrecisionPassError
 from npu_bridge.core.options import options_from_config
 from npu_bridge.runtime.emulated import EmulatedSession
 
 _lock = threading.Lock()
 _originals = {}
+_USER_FACING_ERRORS = (NpuConfigError, PrecisionPassError)
 
 
 def activate():
@@ -38,32 +44,44 @@ def _init(self, target="", graph=None, config=None):
     _originals["__init__"](self, target, graph, config)
     try:
         options = options_from_config(config) if config is not None else None
+        if options is not None and options.use_off_line:
+            self._npu_emulation = EmulatedSession(self, self._graph, options, target, config)
+    except _USER_FACING_ERRORS as error:
+        _originals["close"](self)
+        raise error.with_traceback(None) from None
     except Exception:
         _originals["close"](self)
         raise
-    if options is not None and options.use_off_line:
-        self._npu_emulation = EmulatedSession(self, self._graph, options, target, config)
 
 
 def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):
     emulation = self._npu_emulation
     if emulation is None:
         return _originals["run"](self, fetches, feed_dict, options, run_metadata)
-    return emulation.run(fetches, feed_dict, options, run_metadata)
+    try:
+        return emulation.run(fetches, feed_dict, options, run_metadata)
+    except _USER_FACING_ERRORS as error:
+        raise error.with_traceback(None) from None
 
 
 def _make_callable(self, fetches, feed_list=None, accept_options=False):
     emulation = self._npu_emulation
     if emulation is None:
         return _originals["make_callable"](self, fetches, feed_list, accept_options)
-    return emulation.make_callable(fetches, feed_list, accept_options)
+    try:
+        return emulation.make_callable(fetches, feed_list, accept_options)
+    except _USER_FACING_ERRORS as error:
+        raise error.with_traceback(None) from None
 
 
 def _make_callable_from_options(self, callable_options):
     emulation = self._npu_emulation
     if emulation is None:
         return _originals["_make_callable_from_options"](self, callable_options)
-    return emulation.make_callable_from_options(callable_options)
+    try:
+        return emulation.make_callable_from_options(callable_options)
+    except _USER_FACING_ERRORS as error:
+        raise error.with_traceback(None) from None
 
 
 def _partial_run_setup(self, fetches, feeds=None):

@@ -3,6 +3,8 @@
 The user's tf.Graph stays the session's graph and is only read. Each run checks the graph's version (one
 integer compare); when it changed, the graph is rewritten again and the Program extended or rebuilt. A graph
 still empty or filled after the session was created is fine: nothing is rewritten before the first run.
+The precision lists (operator library + modify_mixlist) and the customize_dtypes file are read when the session
+is created, so a missing or malformed file fails there, as every other configuration error does.
 """
 import threading
 import weakref
@@ -12,6 +14,8 @@ from tensorflow.python.client import session as tf_session
 from tensorflow.python.framework import errors
 from tensorflow.python.platform import tf_logging
 
+from npu_bridge.core.customize_dtypes import load_customize_dtypes
+from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.precision import rewrite
 from npu_bridge.runtime import user_errors
 from npu_bridge.runtime.callables import OptionsCallable
@@ -32,6 +36,9 @@ class EmulatedSession:
         self.owner = weakref.ref(owner)
         self.graph = graph
         self.options = options
+        self.lists = build_precision_lists(options)
+        if options.customize_dtypes:
+            load_customize_dtypes(options.customize_dtypes)
         self.target = target
         self.config = inner_config(config)
         self.closed = False
@@ -130,7 +137,7 @@ class EmulatedSession:
             program = self.program
             if program is not None and program.version == version:
                 return program
-            result = rewrite(self.graph.as_graph_def(), self.options)
+            result = rewrite(self.graph.as_graph_def(), self.options, lists=self.lists)
             if program is None:
                 program, how = Program(result, version, self.target, self.config), "built"
             elif program.can_extend_to(result, nodes := fingerprints(result.graph_def)):

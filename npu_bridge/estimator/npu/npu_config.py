@@ -10,6 +10,9 @@ for a plain session) works everywhere.
 import tensorflow.compat.v1 as tf
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 
+from npu_bridge.core.customize_dtypes import load_customize_dtypes
+from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.options import options_from_parameter_map
 from npu_bridge.estimator.npu.estimator_support import ESTIMATOR, require_estimator
 
@@ -71,7 +74,9 @@ def _set_attr(parameter_map, key, value):
 def npu_session_config(parameters, session_config=None):
     """A ConfigProto (a copy of `session_config`) whose NpuOptimizer entry holds `parameters`, validated.
 
-    Like the real adapter it turns TF's remapper and memory optimizer off and allows soft placement.
+    Like the real adapter it turns TF's remapper and memory optimizer off and allows soft placement. A bad value
+    or a missing / malformed modify_mixlist or customize_dtypes file raises NpuConfigError here, with the frames
+    of the validation dropped so the user sees their own call and the message.
     """
     config = config_pb2.ConfigProto()
     if session_config is not None:
@@ -84,8 +89,19 @@ def npu_session_config(parameters, session_config=None):
     rewrite_options.remapping = rewriter_config_pb2.RewriterConfig.OFF
     rewrite_options.memory_optimization = rewriter_config_pb2.RewriterConfig.OFF
     config.allow_soft_placement = True
-    options_from_parameter_map(custom_op.parameter_map)
+    try:
+        _validate(custom_op.parameter_map)
+    except NpuConfigError as error:
+        raise error.with_traceback(None) from None
     return config
+
+
+def _validate(parameter_map):
+    """Every check a session makes when it is created: option values, the mixlist and customize_dtypes files."""
+    options = options_from_parameter_map(parameter_map)
+    build_precision_lists(options)
+    if options.customize_dtypes:
+        load_customize_dtypes(options.customize_dtypes)
 
 
 def _check_run_config_args(iterations_per_loop, mix_compile_mode, jit_compile, graph_run_mode, dump_config,
