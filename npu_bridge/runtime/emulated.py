@@ -137,7 +137,7 @@ class EmulatedSession:
             program = self.program
             if program is not None and program.version == version:
                 return program
-            result = rewrite(self.graph.as_graph_def(), self.options, lists=self.lists)
+            result = rewrite(self.graph.as_graph_def(), self.options, lists=self.lists, log=False)
             if program is None:
                 program, how = Program(result, version, self.target, self.config), "built"
             elif program.can_extend_to(result, nodes := fingerprints(result.graph_def)):

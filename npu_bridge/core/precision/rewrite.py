@@ -88,8 +88,12 @@ class PassContext:
         return self.customize.rule_for(node.name, facts.ir_candidates)
 
 
-def rewrite(graph_def, options, *, lists=None):
-    """Apply the NPU precision rules of `options` to a copy of `graph_def`; see docs/DESIGN.md core.precision."""
+def rewrite(graph_def, options, *, lists=None, log=True):
+    """Apply the NPU precision rules of `options` to a copy of `graph_def`; see docs/DESIGN.md core.precision.
+
+    `log=False` leaves the one-line summary to the caller (the runtime adds how the graph was built; the CLI
+    prints it itself), so each rewrite is logged exactly once.
+    """
     if lists is None:
         from npu_bridge.core.mixlist import build_precision_lists
 
@@ -131,7 +135,8 @@ def rewrite(graph_def, options, *, lists=None):
     finally:
         if collecting:
             gc.enable()
-    tf_logging.info(report.summary())
+    if log:
+        tf_logging.info(report.summary())
     return RewriteResult(work, report, MappingProxyType(tensor_map))
 
 
