@@ -44,4 +44,6 @@ def dropout(x, keep_prob, noise_shape=None, seed=None, name=None):
         x = tf.convert_to_tensor(x, name="x")
         if not x.dtype.is_floating:
             raise ValueError(f"x has to be a floating point tensor since it's going to be scaled. Got a {x.dtype.name} tensor instead.")
-        return tf.nn.dropout(x, keep_prob=keep_prob, noise_shape=noise_shape, seed=seed, name=scope)
+        # tf.nn.dropout turns keep_prob into rate = 1 - keep_prob itself; passing rate spares the user its
+        # "Please use `rate` instead of `keep_prob`" deprecation line for an argument their script never wrote.
+        return tf.nn.dropout(x, rate=1 - keep_prob, noise_shape=noise_shape, seed=seed, name=scope)
