@@ -5,6 +5,7 @@ ResNet-50 training graph) is recorded instead of ending the benchmark, and so th
 session only. Results go to stdout as lines `@@BENCH <json>`; anything else on stdout or stderr is TensorFlow's.
 """
 import cProfile
+import gc
 import io
 import json
 import os
@@ -105,6 +106,7 @@ def task_rewrite_ours(spec):
     options = options_from_config(npu_config({"precision_mode_v2": spec["mode"]}))
     for path in spec["paths"]:
         graph_def = _load_meta(path).graph_def
+        gc.collect()  # start every graph from a clean heap, not from the previous graph's garbage
         emit(kind="start", path=path)
         try:
             start = time.perf_counter()

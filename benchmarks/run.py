@@ -20,7 +20,7 @@ from benchmarks.runner import REPO_ROOT, run_child
 
 SETTINGS = {
     "quick": {
-        "rewrite_targets": [100, 500, 2000],
+        "rewrite_targets": [100, 1000],
         "rewrite_repeats": 5,
         "rewrite_budget_s": 5.0,
         "step_models": {
@@ -28,7 +28,7 @@ SETTINGS = {
             "small_cnn": {"batch": 16},
             "resnet50": {"batch": 2, "image": 64, "base_width": 16},
         },
-        "step": {"warmup": 1, "min_steps": 3, "max_steps": 20, "budget_s": 0.3},
+        "step": {"warmup": 1, "min_steps": 5, "max_steps": 20, "budget_s": 0.3},
         "step_rounds": 1,
         "overhead": {"runs": 200, "repeats": 11},
         "overhead_without_npu_bridge": False,
@@ -108,7 +108,7 @@ def bench_rewrite(settings, work_dir, results):
     graphs = built.of_kind("graph")
     if built.failure:
         results["meta"]["problems"].append(f"building rewrite graphs: {built.failure}\n{built.stderr_tail}")
-    paths = [g["path"] for g in graphs]
+    paths = [g["path"] for g in sorted(graphs, key=lambda g: g["nodes"])]  # small graphs before the heap grows
     spec = {"paths": paths, "repeats": settings["rewrite_repeats"], "budget_s": settings["rewrite_budget_s"],
             "mode": "mixed_float16"}
     log(f"timing our precision pass on {len(paths)} graphs")
@@ -258,7 +258,7 @@ def main(argv=None):
     results = {
         "meta": {"mode": mode, "parts": list(parts), "date": datetime.datetime.now(datetime.timezone.utc)
                  .strftime("%Y-%m-%d %H:%M UTC"), "cpu_model": cpu_model(), "git_commit": git_commit(),
-                 "command": "python -m benchmarks.run " + shlex.join(argv if argv is not None else sys.argv[1:]),
+                 "command": shlex.join(["python", "-m", "benchmarks.run", *(argv if argv is not None else sys.argv[1:])]),
                  "loadavg_start": [round(x, 2) for x in os.getloadavg()], "settings": settings,
                  "environment": {}, "problems": []},
         "rewrite": [], "step": [], "overhead": None, "profiles": [],
