@@ -196,6 +196,10 @@ class PrecisionLists:
             return self._overrides[ir_type][0]
         return self._builtin(ir_type)
 
+    def edited(self, ir_type):
+        """Did the modify_mixlist file change this op type's list?"""
+        return ir_type in self._overrides
+
     def origin(self, ir_type):
         if ir_type in self._overrides:
             return self._overrides[ir_type][1]

@@ -74,13 +74,28 @@ class PassContext:
         candidates = self.ir_candidates(node)
         facts = self._facts.get(candidates)
         if facts is None:
-            library = self.lists.library
-            ir_type = next((c for c in candidates if c in library.types), candidates[0])
+            ir_type = self._ir_type(candidates)
             listed = self.lists.list_of(ir_type)
             facts = OpFacts(ir_type, candidates, getattr(listed, "value", listed), self.lists.origin(ir_type),
-                            self._tf_to_ir.is_cube(ir_type), library)
+                            self._tf_to_ir.is_cube(ir_type), self.lists.library)
             self._facts[candidates] = facts
         return facts
+
+    def _ir_type(self, candidates):
+        """The candidate the lists are read for: the first the library knows, or its other CANN form.
+
+        Older CANN turns a constant-axis Sum into ReduceSumD, newer CANN keeps ReduceSum, so a mixlist written
+        for real hardware names either: when the file moves only the other form, that is the one the user
+        meant. Other alternatives are not swapped in: a mixlist naming MatMul does nothing on the real engine
+        (TF MatMul becomes MatMulV2), and the mixlist loader already warns about it.
+        """
+        types = self.lists.library.types
+        first = next((c for c in candidates if c in types), candidates[0])
+        if not self.lists.edited(first):
+            for other in (first + "D", first[:-1] if first.endswith("D") else None):
+                if other in candidates and self.lists.edited(other):
+                    return other
+        return first
 
     def customize_rule(self, node, facts):
         if self.customize is None:
@@ -116,7 +131,7 @@ def rewrite(graph_def, options, *, lists=None, log=True):
         plans = decider.run()
         builder = CastBuilder(ctx, plans, decider.signatures, decider.changed)
         tensor_map = builder.apply()
-        report = _report(ctx, options, builder, plans)
+        report = _report(ctx, options, builder, plans, decider.facts)
     except GraphStructureError as error:
         raise PrecisionPassError(error.node, "graph structure", str(error)) from None
     except CastPlanError as error:
@@ -140,12 +155,14 @@ def rewrite(graph_def, options, *, lists=None, log=True):
     return RewriteResult(work, report, MappingProxyType(tensor_map))
 
 
-def _report(ctx, options, builder, plans):
+def _report(ctx, options, builder, plans, facts):
     rows, followed = [], {}
     for node in builder.originals:
         plan = plans[node.name]
+        found = facts.get(node.name) if plan.list_name != "-" else None
         rows.append((node.name, node.op, plan.ir_type or ctx.plain_ir_type(node.op), plan.list_name, plan.decision,
-                     plan.reason, tuple(builder.caused.get(node.name, ())), plan.emulated))
+                     plan.reason, tuple(builder.caused.get(node.name, ())), plan.emulated,
+                     found.list_origin if found else ""))
         if plan.followed:
             followed[node.name] = plan.followed
     return Report(options.mode_name, options.soc, options.reduced_dtype, rows, len(builder.created), followed)
