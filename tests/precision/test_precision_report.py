@@ -64,7 +64,8 @@ def test_json_and_table_for_humans():
         ("mixed_float16", "ascend910", 12, 4, 7)
     mm = next(r for r in data["records"] if r["name"] == "mm")
     assert mm == {"name": "mm", "tf_type": "MatMul", "ir_type": "MatMulV2", "list": "white", "decision": "float16",
-                  "reason": report.by_name("mm").reason, "casts": list(report.by_name("mm").casts), "emulated": True}
+                  "reason": report.by_name("mm").reason, "casts": list(report.by_name("mm").casts), "emulated": True,
+                  "origin": "built-in ascend910 precision_reduce=true"}
     table = report.table()
     assert table.splitlines()[0] == report.summary()
     assert re.search(r"^mm \[MatMul -> MatMulV2, white\]: float16 \(float32 between casts\)\. white list", table, re.M)

@@ -22,6 +22,8 @@ class OpRecord:
     reason: one sentence naming the rule that decided it.
     casts: names of the Casts added because of this op (for its inputs, or to round its outputs).
     emulated: computed in float32 between Casts (no CPU kernel in the reduced dtype, or a cube op).
+    origin: why the op type is in its list ("built-in ascend910 precision_reduce=true", "modify_mixlist <path>:
+    black-list.to-add"), so the JSON alone says which file to edit; empty for ops with list "-".
     """
 
     name: str
@@ -32,6 +34,7 @@ class OpRecord:
     reason: str
     casts: tuple = ()
     emulated: bool = False
+    origin: str = ""
 
 
 class Report:
