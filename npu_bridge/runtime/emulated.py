@@ -144,8 +144,16 @@ class EmulatedSession:
                 program.extend_to(result, version, nodes)
                 how = "extended with the ops added since the last run"
             else:
+                lost = program.state_lost_on_rebuild()
                 program = program.replace_with(result, version, self.target, self.config)
                 how = "rebuilt (variables carried over) after the pass changed existing ops"
+                if lost:
+                    # A silent restart of an input pipeline replays data mid-training: say so loudly.
+                    tf_logging.warning(
+                        "npu_bridge: ops added between runs changed how the NPU runs existing ops, so the emulated "
+                        "session was rebuilt: variables keep their values but these start over (iterators from "
+                        "their first element, queues and tables empty): %s. Build the whole graph before the first "
+                        "run to avoid this.", ", ".join(lost))
             self.program = program
             tf_logging.info("%s [emulated NPU graph %s]", result.report.summary(), how)
             return program

@@ -6,6 +6,7 @@ into the running inner session, so variables, queues, iterators and tables keep 
 an existing node, a new inner session is built and the values of every initialized variable are copied across;
 other state (queue contents, iterator positions, table contents) starts over. Both paths are logged.
 """
+import re
 import threading
 
 import tensorflow as tf
@@ -15,6 +16,8 @@ from tensorflow.python.framework import importer
 from npu_bridge.runtime import state_transfer
 
 FETCH_CAST_SUFFIX = "-NpuBridgeFetch"
+# Ops holding state that a rebuild cannot carry over: input iterators, queues, hash tables.
+_LOST_STATE_TYPE = re.compile(r"(?!Make)\w*(Iterator|Queue|HashTable\w*?)(V\d)?")
 
 
 class Program:
@@ -85,6 +88,10 @@ class Program:
         self.nodes = node_blobs
         self.functions.update((f.signature.name, f.SerializeToString(deterministic=True))
                               for f in added.library.function)
+
+    def state_lost_on_rebuild(self):
+        """Names of the ops (iterators, queues, tables) whose contents a rebuild starts over."""
+        return sorted(op.name for op in self.graph.get_operations() if _LOST_STATE_TYPE.fullmatch(op.type))
 
     def replace_with(self, result, version, target, config):
         """A new Program for `result` holding this program's variable values; this one is closed."""

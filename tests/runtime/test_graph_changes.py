@@ -139,3 +139,19 @@ def test_user_casts_added_later_keep_variable_values_whatever_the_path(graph):
     np.testing.assert_array_equal(value, np.full((2, 2), 0.5))
     np.testing.assert_array_equal(v_half, np.full((2, 2), 0.25, np.float16))
     assert x_half.dtype == np.float16
+
+
+def test_rebuild_warns_that_iterators_and_queues_start_over(graph, caplog):
+    items = tf.compat.v1.data.make_one_shot_iterator(tf.data.Dataset.range(10)).get_next()
+    x = tf.cast(tf.fill([2, 2], items), tf.float32)
+    v = tf.compat.v1.get_variable("v", initializer=np.full((2, 2), 0.5, np.float32), use_resource=False)
+    y = tf.matmul(x, v, name="y")
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(v.initializer)
+        assert [sess.run(y)[0, 0] for _ in range(2)] == [0.0, 1.0]
+        program = sess._npu_emulation.program
+        with caplog.at_level(logging.WARNING, logger="tensorflow"):
+            sess.run(tf.cast(v, tf.float16, name="v_half"))
+        assert sess._npu_emulation.program is not program, "the user Cast changed the existing MatMul's inputs"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("start over" in message and "OneShotIterator" in message for message in warnings), warnings
