@@ -161,8 +161,12 @@ def test_allow_fp32_to_fp16_reduces_cube_ops_and_keeps_vector_ops():
     assert _record(result, "mm").decision == "float16" and _record(result, "mm").emulated
     relu = _record(result, "relu")
     assert relu.decision == "float32" and relu.reason.startswith("allow_fp32_to_fp16: vector op Relu supports float32")
-    assert _record(result, "pool").decision == "float16"
-    assert result.report.summary() == "NpuOptimizer allow_fp32_to_fp16: 2/9 ops reduced to float16, 7 casts"
+    pool = _record(result, "pool")
+    assert pool.decision == "float16"
+    # MaxPool's float16 CPU kernel is slow: it computes in float32 between casts (input rounded through float16:
+    # Cast pair; output rounded: one Cast), two casts more than a float16 kernel would need.
+    assert pool.emulated and "float32 kernel for MaxPool is far faster" in pool.reason
+    assert result.report.summary() == "NpuOptimizer allow_fp32_to_fp16: 2/9 ops reduced to float16, 9 casts"
 
 
 def test_keep_dtype_attribute_keeps_the_op():

@@ -10,7 +10,7 @@ Gray ops follow their producers, so decisions flow forward. v1 while loops have 
 pair is checked: if they disagree, both are pinned to float32 and the decisions are redone, until stable.
 """
 from npu_bridge.core.precision.rules import (
-    FP32, NEUTRAL, NONFLOAT, REDUCED, SlotDecision, compute_between_casts, slot_rule,
+    FP32, NEUTRAL, NONFLOAT, REDUCED, SlotDecision, slot_rule, why_between_casts,
 )
 from npu_bridge.core.precision.typeattrs import (
     DT_FLOAT, DTYPES_BY_NAME, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
@@ -251,11 +251,15 @@ class Decider:
                     plan.reason += f"; but TensorFlow has no float32 CPU kernel for {node.op}, so it is left as is"
                     return plan
                 return _retyped(plan, targets)
-            if not compute_between_casts(node.op, facts.cube, key):
+            why = why_between_casts(node.op, facts.cube, key)
+            if why is None:
                 return _retyped(plan, targets)
-        return self._emulated(node, sig, plan, float_slots, changed, facts.cube)
+        else:
+            why = "cube op" if facts.cube else \
+                f"no single CPU kernel for {node.op} with different input and output dtypes"
+        return self._emulated(node, sig, plan, float_slots, changed, why)
 
-    def _emulated(self, node, sig, plan, float_slots, changed, cube):
+    def _emulated(self, node, sig, plan, float_slots, changed, why):
         physical = {s: DT_FLOAT for s in changed if float_slots[s] != DT_FLOAT}
         if physical and not has_cpu_kernel(node.op, _kernel_key(sig, physical)):
             plan.decision = dtype_name(next(iter(float_slots.values())))
@@ -268,7 +272,6 @@ class Decider:
         plan.marker = "emulated"
         first = next(iter(changed.values()))
         plan.decision = dtype_name(first.in_dtype)
-        why = "cube op" if cube else f"no CPU kernel for {node.op} in {dtype_name(first.in_dtype)}"
         plan.reason += f"; computed in float32 between casts ({why})"
         return plan
 
@@ -293,7 +296,7 @@ class Decider:
             if not targets:
                 plan.decision = dtype_name(next(iter(uniform.values())))
                 return plan
-            if not compute_between_casts(node.op, facts.cube, _kernel_key(sig, targets)):
+            if why_between_casts(node.op, facts.cube, _kernel_key(sig, targets)) is None:
                 return _retyped(plan, targets)
         plan.changes = {s: DT_FLOAT for s in by_slot if sig.slots[s] != DT_FLOAT}
         plan.in_logical = _keep_unnamed(wanted_in, sig.inputs)

@@ -43,15 +43,33 @@ class OpFacts(NamedTuple):
     library: object       # the OpLibrary of the PrecisionLists
 
 
-def compute_between_casts(op_type, cube, attr_dtypes):
-    """Should the op compute in float32 between Casts instead of being retyped in place?
+# Ops whose float16 CPU kernels are scalar Eigen code while their float32 kernels are oneDNN's: oneDNN runs
+# float16 only on CPUs with AVX512-FP16. Measured: MaxPoolGrad in float16 took 6x its float32 time in the
+# small CNN training step (benchmarks/results, small_cnn profile). Computing them in float32 between Casts
+# gives the same values (pooling selects or averages: rounding the inputs and the output is what the NPU does).
+SLOW_REDUCED_ON_CPU = frozenset({
+    "MaxPool", "MaxPoolV2", "MaxPoolGrad", "MaxPoolGradV2", "MaxPool3D", "MaxPool3DGrad",
+    "AvgPool", "AvgPoolGrad", "AvgPool3D", "AvgPool3DGrad",
+})
+
+
+def why_between_casts(op_type, cube, attr_dtypes):
+    """Why the op should compute in float32 between Casts instead of being retyped in place (None: retype it).
 
     Cube ops always do: the Ascend cube unit multiplies float16 operands and accumulates in float32, which
     float32 arithmetic on float16-rounded inputs reproduces exactly for the products (11+11 significant bits
     fit in 24), and the CPU's float32 matmul is far faster than its float16 one. Other ops do when TensorFlow
-    has no CPU kernel for the new dtypes. attr_dtypes: sorted ((attr, dtype or tuple of dtypes), ...).
+    has no CPU kernel for the new dtypes, or when that kernel is known to be slow (SLOW_REDUCED_ON_CPU).
+    attr_dtypes: sorted ((attr, dtype or tuple of dtypes), ...).
     """
-    return cube or not has_cpu_kernel(op_type, attr_dtypes)
+    if cube:
+        return "cube op"
+    reduced = next((d for _, d in attr_dtypes if d in REDUCED_DTYPES), None)
+    if not has_cpu_kernel(op_type, attr_dtypes):
+        return f"no CPU kernel for {op_type} in {dtype_name(reduced) if reduced else 'these dtypes'}"
+    if op_type in SLOW_REDUCED_ON_CPU:
+        return f"TensorFlow's float32 kernel for {op_type} is far faster on CPU than its {dtype_name(reduced)} one"
+    return None
 
 
 def _supports(facts, dtype):
