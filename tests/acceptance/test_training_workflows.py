@@ -155,6 +155,7 @@ def test_gradients_through_while_loop_and_cond_match_float32_within_float16_tole
         with tf.compat.v1.Session(config=config) as sess:
             sess.run(w.initializer)
             results[name] = sess.run([total, grad])
+            assert is_emulated(sess) == (name == "npu")
     np.testing.assert_allclose(results["npu"][0], results["plain"][0], rtol=1e-3)
     np.testing.assert_allclose(results["npu"][1], results["plain"][1], rtol=1e-3)
 
