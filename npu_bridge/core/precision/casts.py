@@ -105,9 +105,17 @@ class CastBuilder:
             tensor = Tensor(node.name, index)
             location = tensor
             if logical != physical:
-                location = self.memo[(tensor, logical)] = self._new_cast(tensor, physical, logical, node.name)
+                location = self.memo[(tensor, logical)] = self._rounding(tensor, physical, logical, node.name)
             if logical != port.dtype or location != tensor:
                 self.wire[tensor] = (logical, location)
+
+    def _rounding(self, tensor, physical, logical, owner):
+        """The Cast rounding an output computed in float32 between casts: the user's own Cast when the graph
+        already rounds that output to that dtype, else a new one."""
+        reuse = self.user_casts.get((tensor, logical))
+        if reuse is not None and reuse[1] == physical:
+            return Tensor(reuse[0], 0)
+        return self._new_cast(tensor, physical, logical, owner)
 
     def _source(self, tensor):
         """(logical dtype, location) of a producer output."""
@@ -126,7 +134,10 @@ class CastBuilder:
             if plan.in_logical and plan.in_logical[index]:
                 wanted = plan.in_logical[index]
             logical, location = self._source(source)
-            if logical == wanted and location == source and wanted == physical:
+            if location.node == node.name or (logical == wanted and location == source and wanted == physical):
+                continue        # a user Cast that is itself the rounding of its input reads the raw output
+            if node.name in self.cast_input and node.node_def.attr["DstT"].type == logical:
+                self._cast_already_done(node, logical, location)
                 continue
             if logical not in FLOAT_DTYPES or wanted not in FLOAT_DTYPES or physical not in FLOAT_DTYPES:
                 raise CastPlanError(node.name, f"input {index} reads '{source.name}' as {dtype_name(logical)} but "
@@ -136,6 +147,16 @@ class CastBuilder:
                 value = self._convert(value, wanted, physical, node.name)
             if value != source:
                 self.graph.set_input(node, index, value)
+
+    def _cast_already_done(self, node, dtype, location):
+        """A user Cast to the dtype its input now holds reads that value as is (Cast with SrcT == DstT passes it
+        through) instead of through a widening Cast the pass would add only for it to narrow again."""
+        node.node_def.attr["SrcT"].type = dtype
+        node.node_def.attr[MARKER].s = b"retyped"
+        if location != node.inputs[0]:
+            self.graph.set_input(node, 0, location)
+        plan = self.plans[node.name]
+        plan.reason += f"; its input already holds {dtype_name(dtype)}, so it reads it as is"
 
     def _value_of(self, source, dtype, consumer):
         """A tensor holding `source`'s logical value in `dtype`."""
