@@ -3,6 +3,7 @@ from functools import lru_cache
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.core.framework import attr_value_pb2
 from tensorflow.core.protobuf import config_pb2
 
 from npu_bridge.core.options import options_from_parameter_map
@@ -11,6 +12,7 @@ from npu_bridge.core.precision import rewrite
 FP16 = tf.float16.as_datatype_enum
 BF16 = tf.bfloat16.as_datatype_enum
 FP32 = tf.float32.as_datatype_enum
+ADDED = attr_value_pb2.AttrValue(s=b"cast")      # marker of a Cast the pass added
 
 
 def npu_options(v2=None, v1=None, soc=None, **paths):
@@ -55,7 +57,7 @@ def dtype_of(graph_def, name, attr="T"):
 
 
 def added_casts(graph_def):
-    return [n for n in graph_def.node if n.op == "Cast" and "_npu_bridge" in n.attr]
+    return [n for n in graph_def.node if n.op == "Cast" and n.attr.get("_npu_bridge") == ADDED]
 
 
 def data_inputs(graph_def, name):

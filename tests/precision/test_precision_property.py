@@ -43,6 +43,12 @@ def _apply(op, a, b, index):
     return tf.cast(tf.nn.relu(tf.cast(a, tf.float16)) * tf.cast(b, tf.float16), tf.float32, name=name)
 
 
+def _added(op):
+    """A Cast the pass added (the user's own Casts it rewired carry "retyped")."""
+    attrs = op.node_def.attr
+    return "_npu_bridge" in attrs and attrs["_npu_bridge"].s == b"cast"
+
+
 @st.composite
 def graphs(draw):
     steps = draw(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 10 ** 6), st.integers(0, 10 ** 6)),
@@ -68,17 +74,28 @@ def test_random_graphs(case):
     with graph.as_default():
         tf.import_graph_def(result.graph_def, name="")
     targets = {ref.name.split(":")[0] for ref in result.tensor_map.values()}
-    added = [op for op in graph.get_operations() if op.type == "Cast" and "_npu_bridge" in op.node_def.attr]
+    added = [op for op in graph.get_operations() if op.type == "Cast" and _added(op)]
     assert len(added) == result.report.n_casts
+    # One Cast per tensor and dtype: an added Cast never repeats another Cast (added or the user's own).
+    every = [(op.inputs[0].name, op.outputs[0].dtype, op.name) for op in graph.get_operations()
+             if op.type == "Cast" and not op.control_inputs and not op.get_attr("Truncate")]
+    for cast in added:
+        twins = [name for tensor, dtype, name in every
+                 if (tensor, dtype) == (cast.inputs[0].name, cast.outputs[0].dtype) and name != cast.name]
+        assert not twins, (cast.name, twins)
     for cast in added:
         source, target = cast.inputs[0].dtype.base_dtype, cast.outputs[0].dtype
         assert source != target, cast.name
         assert cast.outputs[0].consumers() or cast.name in targets, cast.name
-        producer = cast.inputs[0].op
-        # Never a redundant pair: narrowing the output of a widening Cast back to its source dtype reads the
-        # source instead (float32 -> float16 -> float32 is a rounding, not a redundancy, and is allowed).
-        if producer.type == "Cast" and target in (tf.float16, tf.bfloat16):
-            assert producer.inputs[0].dtype != target, cast.name
+    # Never a redundant pair: narrowing the output of a widening Cast back to its source dtype reads the
+    # source instead (float32 -> float16 -> float32 is a rounding, not a redundancy, and is allowed). This holds
+    # for the user's own Casts too when the pass put the widening Cast in front of them.
+    for cast in graph.get_operations():
+        producer = cast.inputs[0].op if cast.type == "Cast" else None
+        if producer is None or producer.type != "Cast" or cast.outputs[0].dtype not in (tf.float16, tf.bfloat16):
+            continue
+        if cast in added or _added(producer):
+            assert producer.inputs[0].dtype != cast.outputs[0].dtype, cast.name
 
     internal = [result.tensor_map[name].name if name in result.tensor_map else name for name in fetches]
     values = run(result.graph_def, internal, {"x:0": np.full((SIZE, SIZE), 0.5, np.float32)})
