@@ -44,8 +44,8 @@ class OpFacts(NamedTuple):
 
 
 # Ops whose float16 CPU kernels are scalar Eigen code while their float32 kernels are oneDNN's: oneDNN runs
-# float16 only on CPUs with AVX512-FP16. Measured: MaxPoolGrad in float16 took 6x its float32 time in the
-# small CNN training step (benchmarks/results, small_cnn profile). Computing them in float32 between Casts
+# float16 only on CPUs with AVX512-FP16. Measured: MaxPoolGrad in float16 took 6x (TF 2.21) to 20x (TF 2.15)
+# its float32 time in the small CNN training step (benchmarks/results, small_cnn profile). Computing them in float32 between Casts
 # gives the same values (pooling selects or averages: rounding the inputs and the output is what the NPU does).
 SLOW_REDUCED_ON_CPU = frozenset({
     "MaxPool", "MaxPoolV2", "MaxPoolGrad", "MaxPoolGradV2", "MaxPool3D", "MaxPool3DGrad",
