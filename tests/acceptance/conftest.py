@@ -4,6 +4,7 @@ import pytest
 import tensorflow as tf
 
 from npu_bridge.npu_init import npu_config_proto
+from npu_test_support import fp16, set_parameters
 
 
 def ported_config(precision_mode="allow_mix_precision", **parameters):
@@ -11,19 +12,8 @@ def ported_config(precision_mode="allow_mix_precision", **parameters):
     config = npu_config_proto()
     custom_op = config.graph_options.rewrite_options.custom_optimizers[0]
     custom_op.parameter_map["precision_mode"].s = tf.compat.as_bytes(precision_mode)
-    for key, value in parameters.items():
-        if isinstance(value, bool):
-            custom_op.parameter_map[key].b = value
-        elif isinstance(value, int):
-            custom_op.parameter_map[key].i = value
-        else:
-            custom_op.parameter_map[key].s = tf.compat.as_bytes(value)
+    set_parameters(custom_op, **parameters)
     return config
-
-
-def fp16(values):
-    """`values` rounded through float16 and back to float32."""
-    return np.asarray(values, np.float32).astype(np.float16).astype(np.float32)
 
 
 def fp16_matmul(a, b):

@@ -9,7 +9,9 @@ import tensorflow as tf
 from npu_bridge.npu_init import npu_config_proto
 from npu_bridge.runtime import last_report
 
-from .conftest import fp16, fp16_matmul, is_emulated, ported_config
+from npu_test_support import fp16
+
+from .conftest import fp16_matmul, is_emulated, ported_config
 
 A = np.full((2, 3), 1 / 3, np.float32)
 B = np.array([[0.1, 1 / 3], [0.7, 1 / 7], [2 / 3, 0.9]], np.float32)

@@ -7,6 +7,7 @@ import pytest
 import tensorflow as tf
 
 from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
+from npu_test_support import set_parameters
 from npu_bridge.core.options import (KNOWN_KEYS, DumpOptions, NpuOptions, PrecisionMode, options_from_config,
                                      options_from_parameter_map)
 
@@ -21,13 +22,7 @@ def npu_config(**params):
     config = tf.compat.v1.ConfigProto()
     custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
     custom_op.name = "NpuOptimizer"
-    for key, value in params.items():
-        if isinstance(value, bool):
-            custom_op.parameter_map[key].b = value
-        elif isinstance(value, int):
-            custom_op.parameter_map[key].i = value
-        else:
-            custom_op.parameter_map[key].s = tf.compat.as_bytes(value)
+    set_parameters(custom_op, **params)
     return config
 
 

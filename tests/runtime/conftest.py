@@ -4,6 +4,7 @@ import pytest
 import tensorflow as tf
 
 import npu_bridge.runtime
+from npu_test_support import set_parameters
 
 npu_bridge.runtime.activate()
 
@@ -16,19 +17,8 @@ def npu_config(precision_mode_v2="mixed_float16", **parameters):
     custom_op.parameter_map["use_off_line"].b = parameters.pop("use_off_line", True)
     if precision_mode_v2 is not None:
         custom_op.parameter_map["precision_mode_v2"].s = tf.compat.as_bytes(precision_mode_v2)
-    for key, value in parameters.items():
-        if isinstance(value, bool):
-            custom_op.parameter_map[key].b = value
-        elif isinstance(value, int):
-            custom_op.parameter_map[key].i = value
-        else:
-            custom_op.parameter_map[key].s = tf.compat.as_bytes(value)
+    set_parameters(custom_op, **parameters)
     return config
-
-
-def fp16(values):
-    """`values` rounded through float16 and back, as the NPU returns a float32 tensor computed in float16."""
-    return np.asarray(values, np.float32).astype(np.float16).astype(np.float32)
 
 
 @pytest.fixture

@@ -10,7 +10,9 @@ import npu_bridge.runtime
 from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
 from npu_bridge.runtime import last_report
 
-from .conftest import fp16, npu_config
+from npu_test_support import fp16
+
+from .conftest import npu_config
 
 # 1/3 is not representable in float16: a float32 matmul of it differs visibly from a float16 one.
 X = np.full((2, 4), 1 / 3, np.float32)

@@ -9,7 +9,9 @@ from tensorflow.core.framework import attr_value_pb2
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.runtime.user_errors import user_name
 
-from .conftest import fp16, npu_config
+from npu_test_support import fp16
+
+from .conftest import npu_config
 
 
 def test_missing_feed_error_names_the_user_placeholder(graph):

@@ -10,7 +10,9 @@ from tensorflow.python.ops import session_ops
 
 from npu_bridge.runtime import last_report
 
-from .conftest import fp16, npu_config
+from npu_test_support import fp16
+
+from .conftest import npu_config
 
 X = np.full((2, 4), 1 / 3, np.float32)
 W = np.full((4, 3), 1 / 3, np.float32)

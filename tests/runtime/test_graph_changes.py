@@ -7,7 +7,9 @@ import tensorflow as tf
 from npu_bridge.runtime import last_report
 from npu_bridge.runtime.program import Program
 
-from .conftest import fp16, npu_config
+from npu_test_support import fp16
+
+from .conftest import npu_config
 
 
 def test_user_graph_is_never_modified(graph):

@@ -1,0 +1,19 @@
+"""Helpers several test folders share: filling an NpuOptimizer parameter_map, float16 rounding in numpy."""
+import numpy as np
+import tensorflow as tf
+
+
+def set_parameters(custom_op, **parameters):
+    """Write `parameters` into custom_op.parameter_map the way Ascend scripts do: bool .b, int .i, str .s."""
+    for key, value in parameters.items():
+        if isinstance(value, bool):
+            custom_op.parameter_map[key].b = value
+        elif isinstance(value, int):
+            custom_op.parameter_map[key].i = value
+        else:
+            custom_op.parameter_map[key].s = tf.compat.as_bytes(value)
+
+
+def fp16(values):
+    """`values` rounded through float16 and back, as the NPU returns a float32 tensor computed in float16."""
+    return np.asarray(values, np.float32).astype(np.float16).astype(np.float32)
