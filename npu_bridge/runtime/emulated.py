@@ -133,11 +133,15 @@ class EmulatedSession:
 
     def _sync(self):
         with self._lock:
-            version = self.graph.version
+            # The graph's session-run lock excludes a half-created op (TF 2.15 counts an op in graph.version
+            # before it appears in the GraphDef), as TensorFlow's own Session does when it extends its graph.
+            with self.graph._session_run_lock():
+                version = self.graph.version
+                graph_def = self.graph.as_graph_def()
             program = self.program
             if program is not None and program.version == version:
                 return program
-            result = rewrite(self.graph.as_graph_def(), self.options, lists=self.lists, log=False)
+            result = rewrite(graph_def, self.options, lists=self.lists, log=False)
             if program is None:
                 program, how = Program(result, version, self.target, self.config), "built"
             elif program.can_extend_to(result, nodes := fingerprints(result.graph_def)):
