@@ -138,7 +138,7 @@ def load_customize_dtypes(path):
         if rule.target in table:
             first = table[rule.target].line
             config_warning(f"customize_dtypes [{path}] line {number}: {rule.by} '{rule.target}' was already set on "
-                           f"line {first}; like the Ascend parser, the later line is ignored.", stacklevel=4)
+                           f"line {first}; like the Ascend parser, the later line is ignored.")
             continue
         table[rule.target] = rule
     return CustomizeDtypes(path, by_name, by_type)

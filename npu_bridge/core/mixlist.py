@@ -125,7 +125,7 @@ def _warn_about_names(path, actions, library):
         if note:
             also = " (also an IR type of its own, which TF graphs do not produce)" if name in library.types else ""
             config_warning(f"modify_mixlist [{path}]: '{name}' is a TensorFlow op type{also}: {note}; name that "
-                           "IR type to change them.", stacklevel=5)
+                           "IR type to change them.")
             continue
         if name in library.types:
             continue
@@ -135,7 +135,7 @@ def _warn_about_names(path, actions, library):
             closest_note = _tf_name_note(closest, library)
             hint = f" Did you mean '{closest}'?" + (f" ({closest_note})" if closest_note else "")
         config_warning(f"modify_mixlist [{path}]: op type '{name}' is not in the {library.soc} operator library, "
-                       f"so this entry has no effect (the real adapter ignores it silently).{hint}", stacklevel=5)
+                       f"so this entry has no effect (the real adapter ignores it silently).{hint}")
 
 
 def load_mixlist(path, library):
@@ -179,7 +179,7 @@ class PrecisionLists:
             elif op_type in self.library.types:
                 config_warning(f"modify_mixlist [{self.mixlist_path}]: The remove list for op_type [{op_type}] "
                                f"does not match the precision_reduce [{builtin.value}]: "
-                               f"{list_name.value}-list.to-remove has no effect.", stacklevel=6)
+                               f"{list_name.value}-list.to-remove has no effect.")
         if "black-list.to-add" in combo:
             current, origin = ListName.BLACK, "black-list.to-add"
         elif "white-list.to-add" in combo:
@@ -187,7 +187,7 @@ class PrecisionLists:
         elif "gray-list.to-add" in combo and origin is None:
             config_warning(f"modify_mixlist [{self.mixlist_path}]: gray-list.to-add of '{op_type}' is accepted "
                            f"but has no effect on the real engine; it stays {builtin.value}. Use "
-                           f"{builtin.value}-list.to-remove to make it gray.", stacklevel=6)
+                           f"{builtin.value}-list.to-remove to make it gray.")
         if origin is not None:
             self._overrides[op_type] = (current, f"modify_mixlist {self.mixlist_path}: {origin}")
 

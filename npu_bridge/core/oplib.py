@@ -100,7 +100,7 @@ def _flag_of(ir_type, entry, source):
         return flag
     message = (f"operator library {source}: {ir_type}.precision_reduce.flag is {flag!r}; only \"true\" and "
                "\"false\" mean anything to the Ascend fusion engine, so the op is gray")
-    config_warning(message, stacklevel=6)
+    config_warning(message)
     return None
 
 

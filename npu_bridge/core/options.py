@@ -13,6 +13,7 @@ import difflib
 import enum
 import os
 import re
+import sys
 import types
 import warnings
 from dataclasses import dataclass, field
@@ -140,10 +141,27 @@ class NpuOptions:
         return "bfloat16" if self.mode in _BF16_MODES else "float16"
 
 
-def config_warning(message, stacklevel=3):
-    """Report a mistake the real adapter would swallow: through TF's logger and as an NpuConfigWarning."""
+def config_warning(message):
+    """Report a mistake the real adapter would swallow: through TF's logger and as an NpuConfigWarning.
+
+    The warning is attributed to the user's line (the first frame outside npu_bridge and TensorFlow), whichever
+    entry point (Session, NPURunConfig, npu_config_proto, the CLI) led here.
+    """
     tf.compat.v1.logging.warning(message)
-    warnings.warn(message, NpuConfigWarning, stacklevel=stacklevel)
+    warnings.warn(message, NpuConfigWarning, stacklevel=_first_user_frame())
+
+
+# npu_bridge itself, and the site-packages folder holding TensorFlow (TF, Keras, the Estimator, pytest...).
+_LIBRARY_DIRS = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+                 os.path.dirname(os.path.dirname(tf.__file__)) + os.sep)
+
+
+def _first_user_frame():
+    """warnings.warn stacklevel of the nearest caller outside npu_bridge and TensorFlow."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def options_from_config(config):
@@ -201,7 +219,7 @@ def _read_parameter_map(parameter_map):
             nearest = difflib.get_close_matches(key, suggestible, n=1, cutoff=0.75)
             hint = f" Did you mean '{nearest[0]}'?" if nearest else ""
             config_warning(f"NpuOptimizer parameter_map key '{key}' is not an option the Ascend adapter reads; "
-                           f"the real adapter ignores it silently, so it has no effect.{hint}", stacklevel=5)
+                           f"the real adapter ignores it silently, so it has no effect.{hint}")
             values[key] = _as_python(which, value) if which else None
             continue
         if which == expected:
@@ -210,13 +228,13 @@ def _read_parameter_map(parameter_map):
         default = _FIELD_DEFAULTS[expected]
         if which is None:
             config_warning(f"NpuOptimizer parameter_map['{key}'] is present but holds no value; the adapter reads "
-                           f"its {_FIELD_NAMES[expected]} field and gets {default!r}.", stacklevel=5)
+                           f"its {_FIELD_NAMES[expected]} field and gets {default!r}.")
         else:
             config_warning(
                 f"NpuOptimizer parameter_map['{key}'] was set through {_FIELD_NAMES[which]} but "
                 f"{_FIELD_NAMES[expected]} was expected (custom_op.parameter_map['{key}'].{expected} = "
                 f"{_FIELD_EXAMPLES[expected]}); the real adapter silently reads {default!r} instead of "
-                f"{_as_python(which, value)!r}.", stacklevel=5)
+                f"{_as_python(which, value)!r}.")
         values[key] = default
     return values
 

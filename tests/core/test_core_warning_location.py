@@ -1,0 +1,39 @@
+"""Configuration warnings point at the user's line, whichever entry point led to them."""
+import warnings
+
+import tensorflow as tf
+
+from npu_bridge.core.errors import NpuConfigWarning
+from npu_bridge.core.options import options_from_config
+from npu_test_support import set_parameters
+
+
+def _config(**parameters):
+    config = tf.compat.v1.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    set_parameters(custom_op, **parameters)
+    return config
+
+
+def _warnings_of(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [w for w in caught if issubclass(w.category, NpuConfigWarning)]
+
+
+def test_unknown_key_warning_names_this_file_when_parsed_directly():
+    caught = _warnings_of(lambda: options_from_config(_config(sump_mode="all")))
+    assert caught and all(w.filename == __file__ for w in caught)
+
+
+def test_unknown_key_warning_names_this_file_when_a_session_is_created():
+    import npu_bridge  # noqa: F401  (activates the emulated session)
+
+    def create():
+        with tf.Graph().as_default():
+            tf.compat.v1.Session(config=_config(sump_mode="all")).close()
+
+    caught = _warnings_of(create)
+    assert caught and all(w.filename == __file__ for w in caught)
