@@ -1,17 +1,18 @@
 """Property test over small random graphs: the rewrite always imports and runs, adds only needed Casts, and is
 idempotent."""
 import numpy as np
+import pytest
 import tensorflow as tf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from npu_bridge.core.precision import rewrite
+from npu_bridge.core.precision import casts, rewrite
 from precision_helpers import mode, run
 
 MODES = [("mixed_float16", None, None), ("fp16", None, None), (None, "allow_fp32_to_fp16", None),
          ("cube_fp16in_fp32out", None, None), ("origin", None, None), ("mixed_bfloat16", None, "Ascend910B3")]
 OPS = ("matmul", "add", "relu", "sum", "softmax", "log", "cast", "mean", "half_island", "add_n", "identity_n",
-       "erfinv")
+       "erfinv", "maxpool")
 SIZE = 3
 
 
@@ -38,6 +39,9 @@ def _apply(op, a, b, index):
         return tf.nn.relu(first) + second
     if op == "erfinv":
         return tf.math.erfinv(tf.tanh(a), name=name)
+    if op == "maxpool":       # computes in float32 between casts; exact on rounded inputs (rules.EXACT_ON_ROUNDED)
+        pooled = tf.nn.max_pool2d(tf.reshape(a, [1, SIZE, SIZE, 1]), 2, 1, "SAME")
+        return tf.reshape(pooled, [SIZE, SIZE], name=name)
     if op == "mean":
         return tf.add(tf.reduce_mean(a, axis=0, keepdims=True), b, name=name)
     return tf.cast(tf.nn.relu(tf.cast(a, tf.float16)) * tf.cast(b, tf.float16), tf.float32, name=name)
@@ -97,12 +101,22 @@ def test_random_graphs(case):
         if cast in added or _added(producer):
             assert producer.inputs[0].dtype != cast.outputs[0].dtype, cast.name
 
-    internal = [result.tensor_map[name].name if name in result.tensor_map else name for name in fetches]
-    values = run(result.graph_def, internal, {"x:0": np.full((SIZE, SIZE), 0.5, np.float32)})
+    values = _fetch(result, fetches)
     for name, value in zip(fetches, values):
         if name in result.tensor_map:
             assert value.dtype == np.dtype(result.tensor_map[name].dtype)
+    # Reading exact ops' raw float32 outputs changes no bit against rounding at every boundary.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(casts, "EXACT_ON_ROUNDED", frozenset())
+        everywhere = rewrite(graph_def, options)
+    for name, value, want in zip(fetches, values, _fetch(everywhere, fetches)):
+        assert value.tobytes() == want.tobytes(), name
 
     again = rewrite(result.graph_def, options)
     assert again.graph_def.SerializeToString(deterministic=True) == \
         result.graph_def.SerializeToString(deterministic=True)
+
+
+def _fetch(result, fetches):
+    internal = [result.tensor_map[name].name if name in result.tensor_map else name for name in fetches]
+    return run(result.graph_def, internal, {"x:0": np.full((SIZE, SIZE), 0.5, np.float32)})

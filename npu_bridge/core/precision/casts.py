@@ -5,13 +5,17 @@ that value: the output itself, or the Cast rounding an op computed in float32 be
 input asks for the value in its logical dtype, then in its kernel's dtype. Conversions are memoised per
 (location, dtype), so one Cast serves every consumer of an output; a widening Cast (float16 -> float32) read
 back in float16 is skipped by reading its input; a Cast the user already wrote for the same tensor and dtype is
-reused. Names follow `<src>-<port>-CastTo{Fp16,Bf16,Fp32}-NpuBridge`.
+reused. An op that only selects or copies (rules.EXACT_ON_ROUNDED), computing in float32 on rounded inputs,
+produces rounded values, so float32 consumers read its raw output: that removes a Cast pair per edge, and lets
+TensorFlow's oneDNN rewrite pair MaxPoolGrad with the MaxPool whose output it reads (its fast path). Names
+follow `<src>-<port>-CastTo{Fp16,Bf16,Fp32}-NpuBridge`.
 """
 from tensorflow.core.framework import attr_value_pb2
 
 from npu_bridge.core.graph import Tensor
 from npu_bridge.core.precision.decide import MARKER, MARKER_OUT
 from npu_bridge.core.precision.report import TensorRef
+from npu_bridge.core.precision.rules import EXACT_ON_ROUNDED
 from npu_bridge.core.precision.typeattrs import DT_BFLOAT16, DT_FLOAT, DT_HALF, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name
 
 _SUFFIX = {DT_HALF: "CastToFp16", DT_BFLOAT16: "CastToBf16", DT_FLOAT: "CastToFp32"}
@@ -41,6 +45,7 @@ class CastBuilder:
         self.memo = {}
         self.user_casts = {}
         self.cast_input = {}
+        self.exact = {}         # output of an EXACT_ON_ROUNDED op computed in float32 -> the dtype it is exact in
         self.caused = {}
         self.created = []
         self._index_user_casts()
@@ -97,6 +102,7 @@ class CastBuilder:
         if not plan.changes and not (plan.out_logical and plan.marker != "rewritten"):
             return
         sig = self.signatures[node.name]
+        exact_in = _rounded_inputs_dtype(node, plan, sig)
         for index, port in enumerate(sig.outputs):
             physical = plan.changes.get(port.slot, port.dtype)
             logical = physical
@@ -106,6 +112,8 @@ class CastBuilder:
             location = tensor
             if logical != physical:
                 location = self.memo[(tensor, logical)] = self._rounding(tensor, physical, logical, node.name)
+                if exact_in == logical and physical == DT_FLOAT:
+                    self.exact[tensor] = logical
             if logical != port.dtype or location != tensor:
                 self.wire[tensor] = (logical, location)
 
@@ -142,9 +150,12 @@ class CastBuilder:
             if logical not in FLOAT_DTYPES or wanted not in FLOAT_DTYPES or physical not in FLOAT_DTYPES:
                 raise CastPlanError(node.name, f"input {index} reads '{source.name}' as {dtype_name(logical)} but "
                                                f"needs {dtype_name(wanted)}; only float dtypes can be cast")
-            value = self._value_of(source, wanted, node)
-            if wanted != physical:
-                value = self._convert(value, wanted, physical, node.name)
+            if physical == DT_FLOAT and wanted in (logical, DT_FLOAT) and self.exact.get(source) == logical:
+                value = source          # the raw float32 output already holds the rounded value
+            else:
+                value = self._value_of(source, wanted, node)
+                if wanted != physical:
+                    value = self._convert(value, wanted, physical, node.name)
             if value != source:
                 self.graph.set_input(node, index, value)
 
@@ -207,3 +218,15 @@ class CastBuilder:
             if self.signatures[tensor.node].outputs[tensor.port].dtype in FLOAT_DTYPES:
                 tensor_map[tensor.name] = TensorRef(location.name, dtype_name(logical))
         return tensor_map
+
+
+def _rounded_inputs_dtype(node, plan, sig):
+    """The reduced dtype every float input of an EXACT_ON_ROUNDED op computed in float32 is rounded to, or None
+    (another op, a float input read unrounded, or inputs rounded to different dtypes)."""
+    if not plan.emulated or node.op not in EXACT_ON_ROUNDED or not plan.in_logical:
+        return None
+    found = {plan.in_logical[i] for i, port in enumerate(sig.inputs) if port.dtype in FLOAT_DTYPES}
+    if len(found) != 1:
+        return None
+    dtype = found.pop()
+    return dtype if dtype in REDUCED_DTYPES else None

@@ -53,6 +53,18 @@ SLOW_REDUCED_ON_CPU = frozenset({
 })
 
 
+# Ops that only select, copy, move or clamp their float inputs: when every float input holds values of the
+# reduced dtype, every float output does too, so the Cast rounding such an op's float32 output is the identity
+# on values and a float32 consumer may read the raw output instead of Cast(float32)(Cast(reduced)(output)).
+# Not here: ops that add, multiply or average (Add, BiasAdd, AvgPool, MaxPoolGrad sums overlapping windows).
+EXACT_ON_ROUNDED = frozenset({
+    "MaxPool", "MaxPoolV2", "MaxPool3D", "Relu", "Relu6", "Identity", "Snapshot", "Reshape", "Squeeze",
+    "ExpandDims", "Transpose", "Pad", "PadV2", "MirrorPad", "Slice", "StridedSlice", "ConcatV2", "Concat",
+    "Pack", "Unpack", "Split", "SplitV", "Tile", "Reverse", "ReverseV2", "Maximum", "Minimum",
+    "ClipByValue", "Select", "SelectV2", "Neg", "Abs",
+})
+
+
 def why_between_casts(op_type, cube, attr_dtypes):
     """Why the op should compute in float32 between Casts instead of being retyped in place (None: retype it).
 
