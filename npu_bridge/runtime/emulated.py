@@ -104,8 +104,7 @@ class EmulatedSession:
         for slot, (_, value) in zip(plan.slots, pairs):
             array = slot.convert(value)
             fed.append(array)
-            for tensor, dtype in slot.targets:
-                feeds[tensor] = array.astype(dtype, copy=False)
+            feeds.update(slot.inner_values(array))
         try:
             values = program.session.partial_run(handle, plan.fetches, feeds)
         except errors.OpError as error:

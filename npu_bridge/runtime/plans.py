@@ -75,6 +75,12 @@ class FeedSlot:
         self.dims = None if self.shape.rank is None else tuple(self.shape.as_list())
         self.targets = targets
 
+    def inner_values(self, array):
+        """(inner tensor, value) for each target of a converted fed `array`, rounded as the NPU holds it."""
+        for tensor, dtype, rounding in self.targets:
+            rounded = array if rounding is None else array.astype(rounding)
+            yield tensor, rounded if rounded.dtype == dtype else rounded.astype(dtype)
+
     def convert(self, value):
         """The fed value as the user's dtype, with TensorFlow's own checks and messages."""
         if isinstance(value, session_ops.TensorHandle):
@@ -135,7 +141,7 @@ class Plan:
                 if fetch.op.type in _HANDLE_OPS:
                     self.handles[len(self.fetches)] = fetch.op.inputs[0].dtype
                 self.fetches.append(_fetch_tensor(program, fetch))
-        self.feed_tensors = [tensor for slot in self.slots for tensor, _ in slot.targets]
+        self.feed_tensors = [tensor for slot in self.slots for tensor, _, _ in slot.targets]
         self._callables = {}
 
     def execute(self, values, run_options=None, run_metadata=None):
@@ -144,8 +150,7 @@ class Plan:
         for slot, value in zip(self.slots, values):
             array = slot.convert(value)
             fed.append(array)
-            for _, dtype in slot.targets:
-                args.append(array if array.dtype == dtype else array.astype(dtype))
+            args.extend(value for _, value in slot.inner_values(array))
         results = []
         if self.fetches or self.targets:
             call = self._callable(run_options)
@@ -195,18 +200,25 @@ def _feed_slot(program, user_graph, feed):
 
 
 def _feed_targets(program, tensor):
-    """(inner tensor, numpy dtype) pairs that must receive a value fed to user `tensor`."""
+    """(inner tensor, numpy dtype, rounding dtype or None) for every inner tensor a value fed to `tensor` reaches.
+
+    When the NPU holds the user tensor in a reduced dtype, its float32 original may still be read directly (the
+    pass lets float32 readers of select/copy ops skip a Cast pair), so a value fed there is first rounded
+    through the reduced dtype: every reader sees what the NPU would hold.
+    """
     ref = program.result.tensor_map.get(tensor.name)
     names = [ref.name] if ref is not None else []
     if tensor.name not in names:
         names.append(tensor.name)
+    rounding = np.dtype(tf.as_dtype(ref.dtype).as_numpy_dtype) if ref is not None else None
     targets = []
     for name in names:
         try:
             inner = program.graph.get_tensor_by_name(name)
         except KeyError:
             continue
-        targets.append((inner, np.dtype(inner.dtype.base_dtype.as_numpy_dtype)))
+        dtype = np.dtype(inner.dtype.base_dtype.as_numpy_dtype)
+        targets.append((inner, dtype, rounding if rounding is not None and rounding != dtype else None))
     return targets
 
 
@@ -217,7 +229,7 @@ def _connection(program, user_graph, source, destination):
     ref = program.result.tensor_map.get(source.name)
     inner_source = ref.name if ref is not None else source.name
     return [(program.fetch_tensor(inner_source, tf.as_dtype(dtype)).name, target.name)
-            for target, dtype in _feed_targets(program, destination)]
+            for target, dtype, _ in _feed_targets(program, destination)]
 
 
 def _fetch_tensor(program, user_tensor):
