@@ -4,11 +4,12 @@ The NPU rounds at every op boundary. MaxPool computes in float32 between casts h
 its output is already rounded, and Cast(float32)(Cast(float16)(pool)) is the identity on values. The tests check
 that skipping that pair changes no bit, and that it removes Casts and gives MaxPoolGrad MaxPool's own output.
 """
+import ml_dtypes
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from npu_bridge.core.precision import casts, rewrite
+from npu_bridge.core.precision import casts, rewrite, rules
 from precision_helpers import added_casts, assert_idempotent, build, data_inputs, fetch_user_tensor, mode, nodes
 
 F16 = np.float16
@@ -54,13 +55,13 @@ def _conv_valid(x, w):
     return out
 
 
-def _reference(x, w1, w2):
-    """Every op boundary rounded to float16; cube ops multiply rounded operands and accumulate in float32."""
-    conv1 = _conv_valid(x.astype(F16).astype(F32), w1.astype(F16).astype(F32)).astype(F16)
-    relu = np.maximum(conv1, F16(0))
+def _reference(x, w1, w2, low=F16):
+    """Every op boundary rounded to `low`; cube ops multiply rounded operands and accumulate in float32."""
+    conv1 = _conv_valid(x.astype(low).astype(F32), w1.astype(low).astype(F32)).astype(low)
+    relu = np.maximum(conv1, low(0))
     pool = relu.reshape(1, 2, 2, 2, 2, 2).max(axis=(2, 4))
-    out = _conv_valid(pool.astype(F32), w2.astype(F16).astype(F32)).astype(F16)
-    return {"pool:0": pool, "out:0": out}
+    out = _conv_valid(pool.astype(F32), w2.astype(low).astype(F32)).astype(low)
+    return {"conv1:0": conv1, "relu:0": relu, "pool:0": pool, "out:0": out}
 
 
 FETCHES = ("pool:0", "out:0", "loss:0", "grad/conv1_grad/Conv2DBackpropInput:0",
@@ -105,9 +106,10 @@ def test_float32_consumers_read_maxpool_directly(monkeypatch, v2, soc):
     # orig_output is MaxPool's own output: TensorFlow's oneDNN rewrite can pair the two again.
     assert data_inputs(result.graph_def, grad.name)[1] in ("pool", "pool:0")
     assert data_inputs(result.graph_def, "out")[0] in ("pool", "pool:0")
-    # The Cast pair on MaxPool's output is gone (one widening Cast served both readers before).
-    assert len(added_casts(result.graph_def)) == len(added_casts(before.graph_def)) - 1
-    assert result.report.n_casts == before.report.n_casts - 1
+    # The Cast pair on MaxPool's output is gone (one widening Cast served both readers before); Relu and ReluGrad
+    # compute in float32 between casts too and are exact on rounded inputs: their widening Casts go as well (-3).
+    assert len(added_casts(result.graph_def)) == len(added_casts(before.graph_def)) - 3
+    assert result.report.n_casts == before.report.n_casts - 3
     # The user's fetch of pool still reads the rounded value in the reduced dtype.
     assert result.tensor_map["pool:0"] == before.tensor_map["pool:0"]
 
@@ -124,3 +126,33 @@ def test_avgpool_keeps_its_cast_pair():
     assert result.report.by_name("pool").emulated
     reader = nodes(result.graph_def)[data_inputs(result.graph_def, "out")[0].split(":")[0]]
     assert reader.op == "Cast" and data_inputs(result.graph_def, reader.name) == ["pool-0-CastToFp16-NpuBridge"]
+
+
+@pytest.mark.parametrize("v2, soc, low", [("mixed_float16", None, F16),
+                                          ("mixed_bfloat16", "Ascend910B3", ml_dtypes.bfloat16)])
+def test_relu_and_relu_grad_compute_in_float32_between_casts_without_changing_a_bit(monkeypatch, v2, soc, low):
+    """Relu/ReluGrad float16 CPU kernels are ~10x slower than float32 (SLOW_REDUCED_ON_CPU); relu selects, so
+    computing it in float32 on rounded inputs gives the very values the in-place reduced op gave."""
+    x, w1, w2, g = _inputs()
+    graph_def = _chain(x, w1, w2, g)
+    options = mode(v2, soc=soc)
+    result = rewrite(graph_def, options)
+    low_name = np.dtype(low).name
+    for name, op in (("relu", "Relu"), ("grad/relu_grad/ReluGrad", "ReluGrad")):
+        record = result.report.by_name(name)
+        assert record.decision == low_name and record.emulated, name
+        assert f"float32 kernel for {op} is far faster on CPU than its {low_name} one" in record.reason, name
+        assert nodes(result.graph_def)[name].attr["T"].type == tf.float32.as_datatype_enum, name
+    feeds = {"x:0": x}
+    for name, want in _reference(x, w1, w2, low).items():
+        got = fetch_user_tensor(result, name, feeds)
+        assert got.dtype == np.dtype(low) and got.tobytes() == want.tobytes(), name
+    with monkeypatch.context() as patch:
+        patch.setattr(rules, "SLOW_REDUCED_ON_CPU", rules.SLOW_REDUCED_ON_CPU - {"Relu", "ReluGrad"})
+        in_place = rewrite(graph_def, options)
+    assert not in_place.report.by_name("relu").emulated
+    for name in FETCHES + ("relu:0", "grad/relu_grad/ReluGrad:0"):
+        got = fetch_user_tensor(result, name, feeds)
+        want = fetch_user_tensor(in_place, name, feeds)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), name
+    assert_idempotent(result, options)

@@ -38,7 +38,8 @@ def test_summary_is_logged_once_per_rewrite():
         logger.removeHandler(handler)
         logger.setLevel(level)
     assert [m for m in handler.messages if m.startswith("NpuOptimizer")] == [result.report.summary()]
-    assert result.report.summary() == "NpuOptimizer mixed_float16: 4/12 ops reduced to float16, 7 casts"
+    # Relu computes in float32 between casts (slow float16 CPU kernel): it reads mm widened and is rounded: +2 casts.
+    assert result.report.summary() == "NpuOptimizer mixed_float16: 4/12 ops reduced to float16, 9 casts"
 
 
 def test_records_cover_every_op_and_attribute_every_cast_once():
@@ -60,8 +61,9 @@ def test_records_cover_every_op_and_attribute_every_cast_once():
 def test_json_and_table_for_humans():
     report = rewrite(build(_net), mode("mixed_float16")).report
     data = json.loads(report.to_json())
+    # 9 casts: Relu computes in float32 between casts (+2, see test_summary_is_logged_once_per_rewrite).
     assert (data["mode"], data["soc"], data["n_ops"], data["n_reduced"], data["n_casts"]) == \
-        ("mixed_float16", "ascend910", 12, 4, 7)
+        ("mixed_float16", "ascend910", 12, 4, 9)
     mm = next(r for r in data["records"] if r["name"] == "mm")
     assert mm == {"name": "mm", "tf_type": "MatMul", "ir_type": "MatMulV2", "list": "white", "decision": "float16",
                   "reason": report.by_name("mm").reason, "casts": list(report.by_name("mm").casts), "emulated": True,

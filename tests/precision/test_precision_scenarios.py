@@ -113,7 +113,7 @@ def _loop(body_tail=None):
         start = tf.matmul(x, _const([4, 4], "w0"), name="start")
 
         def body(i, h):
-            out = tf.nn.relu(tf.matmul(h, _const([4, 4], "w") * 0.5, name="body_mm"), name="body_relu")
+            out = tf.math.tanh(tf.matmul(h, _const([4, 4], "w") * 0.5, name="body_mm"), name="body_tanh")
             return i + 1, body_tail(out) if body_tail else out
 
         _, out = tf.compat.v1.while_loop(lambda i, h: i < 3, body, [tf.constant(0), start], name="loop")
@@ -128,7 +128,7 @@ def test_while_loop_with_910_lists_keeps_loop_variables_float32():
     assert result.report.by_name("loop/Enter_1").list == "black"
     assert dtype_of(result.graph_def, "loop/Merge_1") == FP32
     assert result.report.by_name("loop/body_mm").decision == "float16"
-    assert dtype_of(result.graph_def, "loop/body_relu") == FP16
+    assert dtype_of(result.graph_def, "loop/body_tanh") == FP16
     assert_idempotent(result, options)
     feeds = {"x:0": RNG.uniform(-1, 1, (2, 4)).astype(np.float32)}
     np.testing.assert_allclose(fetch_user_tensor(result, "y:0", feeds), run(graph_def, "y:0", feeds),
@@ -170,7 +170,8 @@ def test_fetched_reduced_tensors_are_mapped_to_their_reduced_value():
     result = rewrite(graph_def, mode("mixed_float16"))
     assert {k: (v.name, v.dtype) for k, v in result.tensor_map.items()} == {
         "mm:0": ("mm-0-CastToFp16-NpuBridge:0", "float16"),
-        "relu:0": ("relu:0", "float16"),
+        # Relu computes in float32 between casts (slow float16 CPU kernel): its value is the rounding Cast's.
+        "relu:0": ("relu-0-CastToFp16-NpuBridge:0", "float16"),
         "Abs:0": ("Abs:0", "float16"),
         "add:0": ("add:0", "float16"),
     }
@@ -249,12 +250,12 @@ def test_customize_dtypes_by_type_and_by_name(tmp_path):
     path = tmp_path / "dtypes.cfg"
     path.write_text("OpType::MatMulV2:InputDtype:float16,float16,float32,OutputDtype:float32\n"
                     "mm_named::InputDtype:float32,float32,OutputDtype:float32\n"
-                    "relu::InputDtype:float16,OutputDtype:float16\n")
+                    "square::InputDtype:float16,OutputDtype:float16\n")
 
     def fn():
         mm = tf.matmul(_x(), _const([8, 8], "w"), name="mm")
         tf.matmul(mm, _const([8, 8], "w2"), name="mm_named")
-        tf.nn.relu(_x(name="y"), name="relu")
+        tf.math.square(_x(name="y"), name="square")
 
     options = npu_options(v1="allow_fp32_to_fp16", customize_dtypes=path)
     result = rewrite(build(fn), options)
@@ -266,7 +267,7 @@ def test_customize_dtypes_by_type_and_by_name(tmp_path):
     named = result.report.by_name("mm_named")
     assert named.decision == "float32" and "line 2 (by name)" in named.reason
     assert data_inputs(result.graph_def, "mm_named") == ["mm", "w2"]
-    assert dtype_of(result.graph_def, "relu") == FP16
+    assert dtype_of(result.graph_def, "square") == FP16
     assert_idempotent(result, options)
 
     origin = rewrite(build(fn), npu_options("origin", customize_dtypes=path))
@@ -333,7 +334,7 @@ def test_already_half_ops_are_untouched_and_a_gray_op_after_their_cast_follows_t
     def fn():
         half = tf.cast(_x(), tf.float16, name="to_half")
         relu = tf.nn.relu(tf.matmul(half, tf.cast(_const([8, 8], "w"), tf.float16), name="mm16"), name="relu16")
-        tf.nn.relu(tf.cast(relu, tf.float32, name="to_float"), name="relu32")
+        tf.math.square(tf.cast(relu, tf.float32, name="to_float"), name="square32")
 
     graph_def = build(fn)
     result = rewrite(graph_def, mode("mixed_float16"))
@@ -342,6 +343,6 @@ def test_already_half_ops_are_untouched_and_a_gray_op_after_their_cast_follows_t
         assert dtype_of(result.graph_def, name) == FP16
         assert data_inputs(result.graph_def, name) == data_inputs(graph_def, name)
     # Gray follows its producer through the non-black Cast (ASCEND_BEHAVIOUR §3), so it reads the half tensor.
-    assert dtype_of(result.graph_def, "relu32") == FP16
-    assert data_inputs(result.graph_def, "relu32") == ["relu16"]
+    assert dtype_of(result.graph_def, "square32") == FP16
+    assert data_inputs(result.graph_def, "square32") == ["relu16"]
     assert added_casts(result.graph_def) == []

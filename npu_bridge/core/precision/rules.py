@@ -45,20 +45,24 @@ class OpFacts(NamedTuple):
 
 # Ops whose float16 CPU kernels are scalar Eigen code while their float32 kernels are oneDNN's: oneDNN runs
 # float16 only on CPUs with AVX512-FP16. Measured: MaxPoolGrad in float16 took 6x (TF 2.21) to 20x (TF 2.15)
-# its float32 time in the small CNN training step (benchmarks/results, small_cnn profile). Computing them in float32 between Casts
-# gives the same values (pooling selects or averages: rounding the inputs and the output is what the NPU does).
+# its float32 time in the small CNN training step (benchmarks/results, small_cnn profile); on TF 2.15 ReluGrad in
+# float16 took 42.4 ms against 3.3 ms in float32 per 10 small-CNN steps (Relu likewise ~10x), which kept the
+# mixed_float16 step at ~2x plain float32. Computing them in float32 between Casts gives the same values (pooling
+# selects or averages, relu selects or clamps: rounding the inputs and the output is what the NPU does).
 SLOW_REDUCED_ON_CPU = frozenset({
     "MaxPool", "MaxPoolV2", "MaxPoolGrad", "MaxPoolGradV2", "MaxPool3D", "MaxPool3DGrad",
     "AvgPool", "AvgPoolGrad", "AvgPool3D", "AvgPool3DGrad",
+    "Relu", "ReluGrad", "Relu6", "Relu6Grad",
 })
 
 
 # Ops that only select, copy, move or clamp their float inputs: when every float input holds values of the
 # reduced dtype, every float output does too, so the Cast rounding such an op's float32 output is the identity
 # on values and a float32 consumer may read the raw output instead of Cast(float32)(Cast(reduced)(output)).
-# Not here: ops that add, multiply or average (Add, BiasAdd, AvgPool, MaxPoolGrad sums overlapping windows).
+# ReluGrad and Relu6Grad select a gradient value or zero. Not here: ops that add, multiply or average (Add,
+# BiasAdd, AvgPool, MaxPoolGrad sums overlapping windows).
 EXACT_ON_ROUNDED = frozenset({
-    "MaxPool", "MaxPoolV2", "MaxPool3D", "Relu", "Relu6", "Identity", "Snapshot", "Reshape", "Squeeze",
+    "MaxPool", "MaxPoolV2", "MaxPool3D", "Relu", "Relu6", "ReluGrad", "Relu6Grad", "Identity", "Snapshot", "Reshape", "Squeeze",
     "ExpandDims", "Transpose", "Pad", "PadV2", "MirrorPad", "Slice", "StridedSlice", "ConcatV2", "Concat",
     "Pack", "Unpack", "Split", "SplitV", "Tile", "Reverse", "ReverseV2", "Maximum", "Minimum",
     "ClipByValue", "Select", "SelectV2", "Neg", "Abs",
