@@ -17,3 +17,12 @@ def set_parameters(custom_op, **parameters):
 def fp16(values):
     """`values` rounded through float16 and back, as the NPU returns a float32 tensor computed in float16."""
     return np.asarray(values, np.float32).astype(np.float16).astype(np.float32)
+
+
+def npu_config(**parameters):
+    """A ConfigProto with an "NpuOptimizer" custom optimizer holding exactly `parameters` (see set_parameters)."""
+    config = tf.compat.v1.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    set_parameters(custom_op, **parameters)
+    return config

@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 
 from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
-from npu_test_support import set_parameters
+from npu_test_support import npu_config
 from npu_bridge.core.options import (KNOWN_KEYS, DumpOptions, NpuOptions, PrecisionMode, options_from_config,
                                      options_from_parameter_map)
 
@@ -15,15 +15,6 @@ from npu_bridge.core.options import (KNOWN_KEYS, DumpOptions, NpuOptions, Precis
 @pytest.fixture(autouse=True)
 def no_soc_env(monkeypatch):
     monkeypatch.delenv("NPU_BRIDGE_SOC", raising=False)
-
-
-def npu_config(**params):
-    """A ConfigProto the way Ascend scripts build it; bool -> .b, int -> .i, str -> .s."""
-    config = tf.compat.v1.ConfigProto()
-    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
-    custom_op.name = "NpuOptimizer"
-    set_parameters(custom_op, **params)
-    return config
 
 
 def options(**params):

@@ -5,15 +5,7 @@ import tensorflow as tf
 
 from npu_bridge.core.errors import NpuConfigWarning
 from npu_bridge.core.options import options_from_config
-from npu_test_support import set_parameters
-
-
-def _config(**parameters):
-    config = tf.compat.v1.ConfigProto()
-    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
-    custom_op.name = "NpuOptimizer"
-    set_parameters(custom_op, **parameters)
-    return config
+from npu_test_support import npu_config
 
 
 def _warnings_of(call):
@@ -24,7 +16,7 @@ def _warnings_of(call):
 
 
 def test_unknown_key_warning_names_this_file_when_parsed_directly():
-    caught = _warnings_of(lambda: options_from_config(_config(sump_mode="all")))
+    caught = _warnings_of(lambda: options_from_config(npu_config(sump_mode="all")))
     assert caught and all(w.filename == __file__ for w in caught)
 
 
@@ -33,7 +25,7 @@ def test_unknown_key_warning_names_this_file_when_a_session_is_created():
 
     def create():
         with tf.Graph().as_default():
-            tf.compat.v1.Session(config=_config(sump_mode="all")).close()
+            tf.compat.v1.Session(config=npu_config(sump_mode="all")).close()
 
     caught = _warnings_of(create)
     assert caught and all(w.filename == __file__ for w in caught)
