@@ -29,23 +29,50 @@ class Tensor(NamedTuple):
 _tensor = tuple.__new__
 
 
+def _first_control(specs):
+    """Index of the first control input ("^name") in a NodeDef's inputs, or len(specs).
+
+    TensorFlow requires control inputs after every data input, so the boundary can be found by bisection: a
+    NoOp grouping a training step may carry thousands of control inputs, and converting each protobuf string to
+    Python costs more than the whole decision for the node (measured: 320k of the 333k inputs of a 10k-node
+    conv+BN training graph are control inputs).
+    """
+    low, high = 0, len(specs)
+    if high == 0 or specs[high - 1][:1] != "^":
+        return high
+    while low < high:
+        middle = (low + high) // 2
+        if specs[middle][:1] == "^":
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
 class Node:
     """A node of the graph: its NodeDef plus the fields the pass reads over and over."""
 
-    __slots__ = ("name", "op", "node_def", "inputs", "control_inputs")
+    __slots__ = ("name", "op", "node_def", "inputs", "_n_data")
 
     def __init__(self, node_def):
         self.node_def = node_def
         self.name = node_def.name
         self.op = node_def.op
+        specs = node_def.input
+        self._n_data = count = _first_control(specs)
         self.inputs = inputs = []
-        self.control_inputs = controls = []
-        for spec in node_def.input:        # "name", "name:port" or "^name" (a control input)
-            if spec[0] == "^":
-                controls.append(spec[1:])
-                continue
+        for spec in specs[:count] if count != len(specs) else specs:    # "name" or "name:port"
             name, sep, port = spec.rpartition(":")
             inputs.append(_tensor(Tensor, (name, int(port)) if sep and port.isdigit() else (spec, 0)))
+
+    @property
+    def control_inputs(self):
+        """Names of the nodes this one has control dependencies on (read from the NodeDef on demand)."""
+        return [spec[1:] for spec in self.node_def.input[self._n_data:]]
+
+    @property
+    def has_control_inputs(self):
+        return self._n_data != len(self.node_def.input)
 
     @property
     def device(self):

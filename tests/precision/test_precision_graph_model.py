@@ -58,3 +58,18 @@ def test_control_inputs_survive_rewiring():
     graph = Graph(graph_def)
     graph.set_input(graph["sum"], 1, Tensor("split", 0))
     assert list(graph["sum"].node_def.input) == ["split", "split", "^x"]
+
+
+def test_control_inputs_are_found_past_many_data_inputs_and_read_on_demand():
+    graph_def = graph_pb2.GraphDef()
+    data = [f"d{i}" for i in range(11)]
+    controls = [f"^c{i}" for i in range(1000)]
+    graph_def.node.add(name="group", op="NoOp", input=data + controls)
+    graph_def.node.add(name="only_controls", op="NoOp", input=controls[:3])
+    graph_def.node.add(name="only_data", op="AddN", input=data[:3])
+    graph = Graph(graph_def)
+    group = graph["group"]
+    assert [t.node for t in group.inputs] == data
+    assert group.has_control_inputs and group.control_inputs == [c[1:] for c in controls]
+    assert graph["only_controls"].inputs == [] and graph["only_controls"].control_inputs == ["c0", "c1", "c2"]
+    assert not graph["only_data"].has_control_inputs and graph["only_data"].control_inputs == []

@@ -68,7 +68,7 @@ class CastBuilder:
 
     def _index_user_casts(self):
         for node in self.originals:
-            if node.op != "Cast" or node.control_inputs or len(node.inputs) != 1:
+            if node.op != "Cast" or node.has_control_inputs or len(node.inputs) != 1:
                 continue
             attrs = node.node_def.attr
             src, dst = attrs["SrcT"].type, attrs["DstT"].type
@@ -187,7 +187,7 @@ class CastBuilder:
         if found is not None:
             return found
         producer = self.graph.nodes[location.node]
-        if producer.op == "Cast" and src == DT_FLOAT and dst in REDUCED_DTYPES and not producer.control_inputs \
+        if producer.op == "Cast" and src == DT_FLOAT and dst in REDUCED_DTYPES and not producer.has_control_inputs \
                 and producer.node_def.attr["SrcT"].type == dst:
             inner = self.cast_input.get(producer.name)
             result = self._value_of(inner, dst, producer) if inner is not None else producer.inputs[0]

@@ -51,18 +51,16 @@ class GraphStructureError(ValueError):
 
 
 def topological_order(graph):
-    """Nodes with every producer first, NextIteration -> Merge back edges ignored.
+    """Nodes with the producer of every data input first, NextIteration -> Merge back edges ignored.
 
-    GraphDefs written by TensorFlow are almost always in creation order, which is already topological: check
-    that in one pass and sort (Kahn's algorithm) only when it is not.
+    Control edges do not order decisions (a gray op follows the dtypes it reads, not what runs before it), so
+    they are not read at all. GraphDefs written by TensorFlow are almost always in creation order, which is
+    already topological: check that in one pass and sort (Kahn's algorithm) only when it is not.
     """
     seen = set()
     for node in graph.order:
         for source in node.inputs:
             if source.node not in seen and not _back_edge(graph, node, source.node):
-                return _kahn(graph)
-        for name in node.control_inputs:
-            if name not in seen:
                 return _kahn(graph)
         seen.add(node.name)
     return list(graph.order)
@@ -86,11 +84,6 @@ def _kahn(graph):
             if _back_edge(graph, node, source.node):
                 continue
             fanout.setdefault(source.node, []).append(node)
-            count += 1
-        for name in node.control_inputs:
-            if name not in graph.nodes:
-                raise GraphStructureError(node.name, f"control input '^{name}' names no node of the graph")
-            fanout.setdefault(name, []).append(node)
             count += 1
         pending[node.name] = count
     ready = [n for n in graph.order if pending[n.name] == 0]
