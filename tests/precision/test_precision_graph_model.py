@@ -3,7 +3,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2, graph_pb2
 
-from npu_bridge.core.graph import Graph, Tensor
+from npu_bridge.core.graph import Graph, Tensor, encode_attrs
 from precision_helpers import build, run
 
 
@@ -73,3 +73,19 @@ def test_control_inputs_are_found_past_many_data_inputs_and_read_on_demand():
     assert group.has_control_inputs and group.control_inputs == [c[1:] for c in controls]
     assert graph["only_controls"].inputs == [] and graph["only_controls"].control_inputs == ["c0", "c1", "c2"]
     assert not graph["only_data"].has_control_inputs and graph["only_data"].control_inputs == []
+
+
+def test_reserved_names_are_skipped_until_add_nodes_appends_them():
+    graph_def = build(_split_graph)
+    graph = Graph(graph_def)
+    first = graph.reserve_name("copy")
+    second = graph.reserve_name("copy")
+    assert (first, second) == ("copy_1", "copy_2")
+    attrs = encode_attrs({"T": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum)})
+    added = graph.add_nodes([(first, "Neg", [Tensor("split", 0)], "", attrs),
+                             (second, "Neg", [Tensor(first, 0)], "/device:CPU:0", attrs)])
+    assert [n.name for n in added] == ["copy_1", "copy_2"] and graph["copy_2"].inputs == [Tensor("copy_1", 0)]
+    assert graph.unique_name("copy") == "copy_3"
+    assert graph_def.node[-1].device == "/device:CPU:0" and graph_def.node[-1].attr["T"].type == tf.float32
+    value = run(graph_def, "copy_2:0", {"x:0": np.array([1, 2, 3, 4], np.float32)})
+    np.testing.assert_array_equal(value, [1, 2])

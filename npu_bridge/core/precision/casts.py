@@ -10,9 +10,11 @@ produces rounded values, so float32 consumers read its raw output: that removes 
 TensorFlow's oneDNN rewrite pair MaxPoolGrad with the MaxPool whose output it reads (its fast path). Names
 follow `<src>-<port>-CastTo{Fp16,Bf16,Fp32}-NpuBridge`.
 """
+from functools import lru_cache
+
 from tensorflow.core.framework import attr_value_pb2
 
-from npu_bridge.core.graph import Tensor
+from npu_bridge.core.graph import Tensor, encode_attrs
 from npu_bridge.core.precision.decide import MARKER, MARKER_OUT
 from npu_bridge.core.precision.report import TensorRef
 from npu_bridge.core.precision.rules import EXACT_ON_ROUNDED
@@ -27,8 +29,11 @@ class CastPlanError(ValueError):
         super().__init__(detail)
 
 
-def _type_attr(dtype):
-    return attr_value_pb2.AttrValue(type=dtype)
+@lru_cache(maxsize=None)
+def _cast_attrs(src, dst):
+    """The attributes of an added Cast, in wire format (six dtype pairs at most, encoded once)."""
+    return encode_attrs({"SrcT": attr_value_pb2.AttrValue(type=src), "DstT": attr_value_pb2.AttrValue(type=dst),
+                         "Truncate": attr_value_pb2.AttrValue(b=False), MARKER: attr_value_pb2.AttrValue(s=b"cast")})
 
 
 class CastBuilder:
@@ -48,6 +53,7 @@ class CastBuilder:
         self.exact = {}         # output of an EXACT_ON_ROUNDED op computed in float32 -> the dtype it is exact in
         self.caused = {}
         self.created = []
+        self.pending = {}       # name of a Cast to add -> (input Tensor, SrcT, DstT, device)
         self._index_user_casts()
 
     def apply(self):
@@ -64,6 +70,8 @@ class CastBuilder:
                     not wire.keys().isdisjoint(node.inputs):
                 self.ctx.current = node.name
                 self._rewire_inputs(node)
+        self.graph.add_nodes((name, "Cast", (source,), device, _cast_attrs(src, dst))
+                             for name, (source, src, dst, device) in self.pending.items())
         return self._tensor_map()
 
     def _index_user_casts(self):
@@ -186,9 +194,12 @@ class CastBuilder:
         found = self.memo.get(key)
         if found is not None:
             return found
-        producer = self.graph.nodes[location.node]
-        if producer.op == "Cast" and src == DT_FLOAT and dst in REDUCED_DTYPES and not producer.has_control_inputs \
-                and producer.node_def.attr["SrcT"].type == dst:
+        pending = self.pending.get(location.node)
+        producer = self.graph.nodes.get(location.node)
+        if pending is not None and pending[1] == dst and pending[2] == src == DT_FLOAT:
+            result = pending[0]     # a widening Cast this pass adds: its input already holds the value
+        elif producer is not None and producer.op == "Cast" and src == DT_FLOAT and dst in REDUCED_DTYPES \
+                and not producer.has_control_inputs and producer.node_def.attr["SrcT"].type == dst:
             inner = self.cast_input.get(producer.name)
             result = self._value_of(inner, dst, producer) if inner is not None else producer.inputs[0]
         else:
@@ -203,11 +214,12 @@ class CastBuilder:
         return result
 
     def _new_cast(self, location, src, dst, owner):
+        """Name a Cast of `location` to `dst`; it is added to the graph, with all the others, at the end."""
         graph = self.graph
-        name = graph.unique_name(f"{location.node}-{location.port}-{_SUFFIX[dst]}-NpuBridge")
-        attrs = {"SrcT": _type_attr(src), "DstT": _type_attr(dst),
-                 "Truncate": attr_value_pb2.AttrValue(b=False), MARKER: attr_value_pb2.AttrValue(s=b"cast")}
-        graph.add_node(name, "Cast", [location], attrs, device=graph.nodes[location.node].device)
+        name = graph.reserve_name(f"{location.node}-{location.port}-{_SUFFIX[dst]}-NpuBridge")
+        producer = graph.nodes.get(location.node)
+        device = producer.device if producer is not None else self.pending[location.node][3]
+        self.pending[name] = (location, src, dst, device)
         self.created.append(name)
         self.caused.setdefault(owner, []).append(name)
         return Tensor(name, 0)

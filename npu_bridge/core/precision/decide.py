@@ -10,7 +10,7 @@ Gray ops follow their producers, so decisions flow forward. v1 while loops have 
 pair is checked: if they disagree, both are pinned to float32 and the decisions are redone, until stable.
 """
 from npu_bridge.core.precision.rules import (
-    FP32, NEUTRAL, NONFLOAT, REDUCED, SlotDecision, slot_rule, why_between_casts,
+    FP32, NEUTRAL, REDUCED, SlotDecision, slot_rule, why_between_casts,
 )
 from npu_bridge.core.precision.typeattrs import (
     DT_FLOAT, DTYPES_BY_NAME, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
@@ -132,23 +132,17 @@ class Decider:
 
     # ---- follow classes ------------------------------------------------------------------------------
     def _record_follow(self, node, plan, follow):
-        sig = self.signatures[node.name]
-        if plan is NO_FLOAT:
-            for port_index in range(len(sig.outputs)):
-                follow[(node.name, port_index)] = NONFLOAT
+        """Record the float32 and reduced outputs of `node`; every output not recorded is neutral to gray ops
+        (non-float tensors, graph sources, state and function-call outputs), so most nodes record nothing."""
+        if plan is NO_FLOAT or plan.marker in ("source", "state", "call"):
             return
-        neutral = plan.marker in ("source", "state", "call")
         marked_out = plan.out_logical
-        for port_index, port in enumerate(sig.outputs):
-            if neutral:
-                cls = NEUTRAL
-            elif port.dtype not in FLOAT_DTYPES:
-                cls = NONFLOAT
-            else:
+        changes = plan.changes
+        for port_index, port in enumerate(self.signatures[node.name].outputs):
+            if port.dtype in FLOAT_DTYPES:
                 dtype = marked_out[port_index] if marked_out and marked_out[port_index] else \
-                    plan.changes.get(port.slot, port.dtype)
-                cls = REDUCED if dtype in REDUCED_DTYPES else FP32
-            follow[(node.name, port_index)] = cls
+                    changes.get(port.slot, port.dtype)
+                follow[(node.name, port_index)] = REDUCED if dtype in REDUCED_DTYPES else FP32
 
     def _producer_class(self, tensor, follow):
         """Follow class and name of the op a gray op follows: looks through Identity and non-black Casts."""

@@ -40,27 +40,40 @@ class OpRecord:
 class Report:
     """The outcome of one rewrite: counts, one OpRecord per op of the input graph, and ways to read them.
 
-    Records are built on first access from plain rows: the runtime rewrites on every graph change and mostly
-    needs only summary(), so a 10k-node graph does not pay for 10k dataclass instances it may never read.
+    Records are built on first access: the runtime rewrites on every graph change and mostly needs only
+    summary(), so a 10k-node graph does not pay for 10k records it may never read.
+    `rows` is a function returning (OpRecord field tuples in graph order, {gray op: producer it followed});
+    `n_ops` and `n_reduced` are counted by the pass so that summary() never calls it.
     """
 
-    def __init__(self, mode_name, soc, reduced_dtype, rows=(), n_casts=0, followed=None):
+    def __init__(self, mode_name, soc, reduced_dtype, rows, n_ops, n_reduced, n_casts):
         self.mode_name = mode_name
         self.soc = soc
         self.reduced_dtype = reduced_dtype
+        self.n_ops = n_ops
+        self.n_reduced = n_reduced
         self.n_casts = n_casts
-        self.followed = followed or {}     # gray op name -> the producer whose dtype it followed
-        self._rows = rows                  # OpRecord field tuples, in graph order
+        self._make_rows = rows
         self._records = None
+        self._followed = None
         self._by_name = None
-        self.n_ops = len(rows)
-        self.n_reduced = sum(1 for row in rows if row[4] == reduced_dtype)
+
+    def _build(self):
+        rows, self._followed = self._make_rows()
+        self._records = [OpRecord(*row) for row in rows]
+        self._make_rows = None
+
+    @property
+    def followed(self):
+        """{gray op name: the producer whose dtype it followed}."""
+        if self._records is None:
+            self._build()
+        return self._followed
 
     @property
     def records(self):
         if self._records is None:
-            self._records = [OpRecord(*row) for row in self._rows]
-            self._rows = None
+            self._build()
         return self._records
 
     def by_name(self, name):

@@ -4,6 +4,7 @@ The pass works on a private copy of the caller's GraphDef, so a failure anywhere
 exactly as it was; every failure surfaces as PrecisionPassError naming the node and the rule involved.
 """
 import gc
+from functools import lru_cache
 from types import MappingProxyType
 
 from tensorflow.core.framework import graph_pb2
@@ -36,7 +37,6 @@ class PassContext:
         self.reduced = DTYPES_BY_NAME[options.reduced_dtype]
         self.current = None
         self._facts = {}
-        self._plain = {}
         self._by_axis = {}
 
     def signature(self, node):
@@ -62,13 +62,6 @@ class PassContext:
                     producer.node_def.attr["dtype"].type not in FLOAT_DTYPES:
                 return by_axis[1]
         return by_axis[0]
-
-    def plain_ir_type(self, op_type):
-        """The IR type of an op the pass did not examine (report only)."""
-        ir_type = self._plain.get(op_type)
-        if ir_type is None:
-            ir_type = self._plain[op_type] = self._tf_to_ir.ir_candidates(op_type)[0]
-        return ir_type
 
     def op_facts(self, node):
         candidates = self.ir_candidates(node)
@@ -131,7 +124,7 @@ def rewrite(graph_def, options, *, lists=None, log=True):
         plans = decider.run()
         builder = CastBuilder(ctx, plans, decider.signatures, decider.changed)
         tensor_map = builder.apply()
-        report = _report(ctx, options, builder, plans, decider.facts)
+        report = _report(options, builder, plans, decider.facts)
     except GraphStructureError as error:
         raise PrecisionPassError(error.node, "graph structure", str(error)) from None
     except CastPlanError as error:
@@ -155,14 +148,35 @@ def rewrite(graph_def, options, *, lists=None, log=True):
     return RewriteResult(work, report, MappingProxyType(tensor_map))
 
 
-def _report(ctx, options, builder, plans, facts):
-    rows, followed = [], {}
-    for node in builder.originals:
-        plan = plans[node.name]
-        found = facts.get(node.name) if plan.list_name != "-" else None
-        rows.append((node.name, node.op, plan.ir_type or ctx.plain_ir_type(node.op), plan.list_name, plan.decision,
-                     plan.reason, tuple(builder.caused.get(node.name, ())), plan.emulated,
-                     found.list_origin if found else ""))
-        if plan.followed:
-            followed[node.name] = plan.followed
-    return Report(options.mode_name, options.soc, options.reduced_dtype, rows, len(builder.created), followed)
+@lru_cache(maxsize=None)
+def _plain_ir_type(op_type):
+    """The IR type of an op the pass did not examine (report only)."""
+    from npu_bridge.core import tf_to_ir
+
+    return tf_to_ir.ir_candidates(op_type)[0]
+
+
+def _report(options, builder, plans, facts):
+    """The Report, with its per-op rows left to build until someone reads them.
+
+    The row builder keeps the plans and each node's name and type, not the graph model, so a Report kept by
+    the runtime does not hold the pass's working copy alive.
+    """
+    nodes = [(node.name, node.op) for node in builder.originals]
+    reduced = options.reduced_dtype
+    n_reduced = sum(1 for name, _ in nodes if plans[name].decision == reduced)
+    caused = builder.caused
+
+    def rows():
+        found_rows, followed = [], {}
+        for name, op in nodes:
+            plan = plans[name]
+            found = facts.get(name) if plan.list_name != "-" else None
+            found_rows.append((name, op, plan.ir_type or _plain_ir_type(op), plan.list_name, plan.decision,
+                               plan.reason, tuple(caused.get(name, ())), plan.emulated,
+                               found.list_origin if found else ""))
+            if plan.followed:
+                followed[name] = plan.followed
+        return found_rows, followed
+
+    return Report(options.mode_name, options.soc, reduced, rows, len(nodes), n_reduced, len(builder.created))

@@ -11,10 +11,9 @@ from npu_bridge.core.precision.typeattrs import (
 )
 
 # Follow classes of a producer's output, for gray ops.
-NEUTRAL = "neutral"      # graph source: Const, Placeholder, variable read, state or function-call output
+NEUTRAL = "neutral"      # graph source (Const, Placeholder, variable read), state or function-call output, non-float
 REDUCED = "reduced"
 FP32 = "float32"
-NONFLOAT = "non-float"
 
 
 class RuleViolation(ValueError):
