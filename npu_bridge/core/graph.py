@@ -67,6 +67,13 @@ class Node:
             name, sep, port = spec.rpartition(":")
             inputs.append(_tensor(Tensor, (name, int(port)) if sep and port.isdigit() else (spec, 0)))
 
+    @classmethod
+    def known(cls, node_def, name, op, inputs):
+        """The Node of a NodeDef just written from these values (nothing to read back)."""
+        node = cls.__new__(cls)
+        node.node_def, node.name, node.op, node.inputs, node._n_data = node_def, name, op, list(inputs), len(inputs)
+        return node
+
     @property
     def control_inputs(self):
         """Names of the nodes this one has control dependencies on (read from the NodeDef on demand)."""
@@ -103,7 +110,10 @@ def _varint(value):
 
 def _length_delimited(field, data):
     """One length-delimited protobuf field (field numbers below 16 fit the one-byte tag)."""
-    return bytes(((field << 3) | 2,)) + _varint(len(data)) + data
+    size = len(data)
+    if size < 0x80:             # names and inputs: the length fits one byte
+        return bytes(((field << 3) | 2, size)) + data
+    return bytes(((field << 3) | 2,)) + _varint(size) + data
 
 
 class Graph:
@@ -163,6 +173,7 @@ class Graph:
         The NodeDefs are written in protobuf wire format and parsed in one call instead of being filled in
         field by field from Python, which costs several times more per node when a pass adds thousands.
         """
+        new_nodes = list(new_nodes)
         start = len(self.graph_def.node)
         wire = []
         for name, op, inputs, device, attrs_wire in new_nodes:
@@ -173,7 +184,8 @@ class Graph:
             fields.append(attrs_wire)
             wire.append(_length_delimited(1, b"".join(fields)))      # one GraphDef.node entry
         self.graph_def.MergeFromString(b"".join(wire))
-        added = [Node(node_def) for node_def in self.graph_def.node[start:]]
+        added = [Node.known(node_def, name, op, inputs)
+                 for node_def, (name, op, inputs, _, _) in zip(self.graph_def.node[start:], new_nodes)]
         for node in added:
             self._reserved.discard(node.name)
             self.nodes[node.name] = node

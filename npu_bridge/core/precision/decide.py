@@ -111,6 +111,7 @@ class Decider:
         self.order = topological_order(ctx.graph)
         self.signatures = {n.name: ctx.signature(n) for n in self.order}
         self.facts = {}
+        self._shared = {}       # (signature, facts) -> the plan of every node no producer decides
         self.changed = []       # names of nodes whose plan changes attributes or logical dtypes
 
     def run(self):
@@ -171,18 +172,19 @@ class Decider:
         float_slots = sig.float_slots
         if not float_slots and not sig.is_call:
             return NO_FLOAT
-        attrs = node.node_def.attr
-        if MARKER in attrs:
-            return self._already_rewritten(node, sig, attrs)
-        if node.op in SOURCE_OPS:
+        op = node.op
+        if op in SOURCE_OPS:
             return SOURCE
         if sig.is_call:
             return CALL
-        if sig.has_state or node.op.startswith(STATE_PREFIXES):
+        if sig.has_state or op.startswith(STATE_PREFIXES):
             return STATE
+        attrs = node.node_def.attr
+        if MARKER in attrs:         # checked after sources and state, which the pass never marks
+            return self._already_rewritten(node, sig, attrs)
         facts = self._facts(node)
         plan = NodePlan("unchanged", "", facts.list_name, facts.ir_type)
-        if node.op == "Cast":
+        if op == "Cast":
             plan.reason = "explicit Cast in the user graph: keeps its dtypes"
             return plan
         if ctx.mode == "KEEP_ORIGIN":
@@ -199,24 +201,43 @@ class Decider:
         rule = ctx.customize_rule(node, facts)
         if rule is not None:
             return self._customized(node, sig, facts, plan, rule)
+        producers = self._producers(node, sig, facts, follow)
+        if producers:
+            return self._decide(node, sig, facts, plan, producers)
+        # No producer names the outcome: every node with this signature and these facts gets the same plan.
+        key = (id(sig), id(facts))
+        shared = self._shared.get(key)
+        if shared is None:
+            shared = self._shared[key] = self._decide(node, sig, facts, plan, {})
+        return shared
+
+    def _producers(self, node, sig, facts, follow):
+        """{slot: [(follow class, producer name)]} for a gray op under a mixed mode, when some producer is float32
+        or reduced; else {} (the rule does not read producers, or every producer is neutral)."""
+        if self.ctx.mode not in ("MIXED_FP16", "MIXED_BF16") or facts.list_name in ("white", "black"):
+            return {}
+        found, deciding = {}, False
+        float_slots = sig.float_slots
+        for index, port in enumerate(sig.inputs):
+            if port.slot in float_slots:
+                cls, name = self._producer_class(node.inputs[index], follow)
+                found.setdefault(port.slot, []).append((cls, name))
+                deciding = deciding or cls != NEUTRAL
+        return found if deciding else {}
+
+    def _decide(self, node, sig, facts, plan, producers):
+        float_slots = sig.float_slots
         decisions = {}
         for slot, dtype in float_slots.items():
-            decision = self._slot_decision(node, sig, facts, slot, dtype, follow)
+            if slot in sig.float_only:
+                decisions[slot] = SlotDecision(dtype, dtype, f"attribute {slot.attr} of {node.op} does not admit "
+                                                             "float16 in its op definition (statistics and the like "
+                                                             "stay float32)")
+                continue
+            decision = slot_rule(self.ctx.mode, facts, dtype, self.ctx.reduced, producers.get(slot, ()))
             if decision is not None:
                 decisions[slot] = decision
         return self._implement(node, sig, facts, plan, float_slots, decisions)
-
-    def _slot_decision(self, node, sig, facts, slot, dtype, follow):
-        ctx = self.ctx
-        if slot in sig.float_only:
-            return SlotDecision(dtype, dtype, f"attribute {slot.attr} of {node.op} does not admit float16 in its "
-                                              "op definition (statistics and the like stay float32)")
-        producers = []
-        if ctx.mode in ("MIXED_FP16", "MIXED_BF16") and facts.list_name not in ("white", "black"):
-            for index, port in enumerate(sig.inputs):
-                if port.slot == slot:
-                    producers.append(self._producer_class(node.inputs[index], follow))
-        return slot_rule(ctx.mode, facts, dtype, ctx.reduced, producers)
 
     def _implement(self, node, sig, facts, plan, float_slots, decisions):
         changed = {s: d for s, d in decisions.items()
