@@ -175,13 +175,16 @@ class Graph:
         """
         new_nodes = list(new_nodes)
         start = len(self.graph_def.node)
-        wire = []
+        wire, fixed = [], {}        # fixed: (op, device, attributes) -> their encoded fields, shared by many nodes
         for name, op, inputs, device, attrs_wire in new_nodes:
-            fields = [_length_delimited(1, name.encode()), _length_delimited(2, op.encode())]
+            tail = fixed.get((op, device, attrs_wire))
+            if tail is None:
+                tail = fixed[(op, device, attrs_wire)] = b"".join((
+                    _length_delimited(2, op.encode()), _length_delimited(4, device.encode()) if device else b"",
+                    attrs_wire))
+            fields = [_length_delimited(1, name.encode())]
             fields.extend(_length_delimited(3, t.as_input().encode()) for t in inputs)
-            if device:
-                fields.append(_length_delimited(4, device.encode()))
-            fields.append(attrs_wire)
+            fields.append(tail)
             wire.append(_length_delimited(1, b"".join(fields)))      # one GraphDef.node entry
         self.graph_def.MergeFromString(b"".join(wire))
         added = [Node.known(node_def, name, op, inputs)

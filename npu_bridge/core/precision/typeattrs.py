@@ -114,35 +114,41 @@ class OpTable:
 
     def __init__(self, graph_def):
         self._functions = {f.signature.name: f.signature for f in graph_def.library.function}
-        self._function_specs = {}
+        self._specs = {}
         self._signatures = {}
 
     def spec(self, op_type):
-        if op_type in self._functions:
-            if op_type not in self._function_specs:
-                self._function_specs[op_type] = _op_spec(self._functions[op_type], True)
-            return self._function_specs[op_type]
-        spec = _registered_spec(op_type)
+        spec = self._specs.get(op_type)
         if spec is None:
-            raise UnknownOpError(op_type)
+            if op_type in self._functions:
+                spec = _op_spec(self._functions[op_type], True)
+            else:
+                spec = _registered_spec(op_type)
+                if spec is None:
+                    raise UnknownOpError(op_type)
+            self._specs[op_type] = spec
         return spec
 
     def signature(self, node):
         """Per-port dtypes and slots of `node`, shared by every node of the same op and attribute values."""
-        spec = self.spec(node.op)
-        node_attrs = node.node_def.attr
-        values = []
-        for name, kind in spec.shaping_attrs:
-            value = node_attrs[name] if name in node_attrs else spec.defaults.get(name)
-            if value is None:
-                raise MalformedNodeError(f"attribute '{name}' of op {node.op} is missing and has no default")
-            values.append(value.type if kind == "type" else value.i if kind == "number" else tuple(value.list.type))
-        key = (node.op, tuple(values))
+        op = node.op
+        spec = self._specs.get(op) or self.spec(op)
+        values = ()
+        if spec.shaping_attrs:
+            node_attrs = node.node_def.attr
+            found = []
+            for name, kind in spec.shaping_attrs:
+                value = node_attrs[name] if name in node_attrs else spec.defaults.get(name)
+                if value is None:
+                    raise MalformedNodeError(f"attribute '{name}' of op {op} is missing and has no default")
+                found.append(value.type if kind == "type" else value.i if kind == "number" else tuple(value.list.type))
+            values = tuple(found)
+        key = (op, values)
         sig = self._signatures.get(key)
         if sig is None:
             sig = self._signatures[key] = _signature(spec, dict(zip((n for n, _ in spec.shaping_attrs), values)))
         if len(sig.inputs) != len(node.inputs):
-            raise MalformedNodeError(f"op {node.op} takes {len(sig.inputs)} data inputs, the node has "
+            raise MalformedNodeError(f"op {op} takes {len(sig.inputs)} data inputs, the node has "
                                      f"{len(node.inputs)}")
         return sig
 
