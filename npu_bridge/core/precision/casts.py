@@ -64,10 +64,10 @@ class CastBuilder:
         for node in self.changed:
             self.ctx.current = node.name
             self._locate_outputs(node)
-        wire = self.wire
+        plans, wired = self.plans, self.wire.keys()
         for node in self.originals:
-            if self.plans[node.name].in_logical or self.plans[node.name].changes or \
-                    not wire.keys().isdisjoint(node.inputs):
+            plan = plans[node.name]
+            if plan.in_logical or plan.changes or not wired.isdisjoint(node.inputs):
                 self.ctx.current = node.name
                 self._rewire_inputs(node)
         self.graph.add_nodes((name, "Cast", (source,), device, _cast_attrs(src, dst))

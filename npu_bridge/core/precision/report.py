@@ -1,14 +1,16 @@
 """What the precision pass decided, op by op, in a form a person hunting an accuracy problem can read."""
 import json
 from dataclasses import asdict, dataclass
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from tensorflow.core.framework import graph_pb2
 
 
-@dataclass(frozen=True)
-class TensorRef:
-    """Where a user tensor's value lives after the rewrite: internal tensor name ("node:0") and its dtype."""
+class TensorRef(NamedTuple):
+    """Where a user tensor's value lives after the rewrite: internal tensor name ("node:0") and its dtype.
+
+    A NamedTuple, not a dataclass: the pass makes one per rewired output (thousands on large graphs).
+    """
 
     name: str
     dtype: str
