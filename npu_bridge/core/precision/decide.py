@@ -120,9 +120,9 @@ class Decider:
             plans, follow = {}, {}
             for node in self.order:
                 self.ctx.current = node.name
-                plan = self._plan(node, follow, pinned)
-                plans[node.name] = plan
-                self._record_follow(node, plan, follow)
+                plan = plans[node.name] = self._plan(node, follow, pinned)
+                if plan.marker not in NEUTRAL_MARKERS:
+                    self._record_follow(node, plan, follow)
             mismatched = self._loop_mismatches(plans)
             new = {name: why for name, why in mismatched.items() if name not in pinned}
             if not new:
@@ -135,8 +135,6 @@ class Decider:
     def _record_follow(self, node, plan, follow):
         """Record the float32 and reduced outputs of `node`; every output not recorded is neutral to gray ops
         (non-float tensors, graph sources, state and function-call outputs), so most nodes record nothing."""
-        if plan is NO_FLOAT or plan.marker in ("source", "state", "call"):
-            return
         marked_out = plan.out_logical
         changes = plan.changes
         for port_index, port in enumerate(self.signatures[node.name].outputs):
@@ -183,32 +181,28 @@ class Decider:
         if MARKER in attrs:         # checked after sources and state, which the pass never marks
             return self._already_rewritten(node, sig, attrs)
         facts = self._facts(node)
-        plan = NodePlan("unchanged", "", facts.list_name, facts.ir_type)
         if op == "Cast":
-            plan.reason = "explicit Cast in the user graph: keeps its dtypes"
-            return plan
+            return NodePlan("unchanged", "explicit Cast in the user graph: keeps its dtypes", facts.list_name,
+                            facts.ir_type)
         if ctx.mode == "KEEP_ORIGIN":
-            plan.reason = f"{ctx.mode_name}: every dtype stays as written"
-            return plan
+            return NodePlan("unchanged", f"{ctx.mode_name}: every dtype stays as written", facts.list_name,
+                            facts.ir_type)
         if node.name in pinned:
-            plan.decision = "float32"
-            plan.reason = pinned[node.name]
-            return plan
+            return NodePlan("float32", pinned[node.name], facts.list_name, facts.ir_type)
         if _keep_dtype(attrs):
-            plan.decision = dtype_name(next(iter(float_slots.values())))
-            plan.reason = "_keep_dtype=1 (keep_dtype_scope / keep_tensors_dtypes): keeps its graph dtype"
-            return plan
+            return NodePlan(dtype_name(next(iter(float_slots.values()))), "_keep_dtype=1 (keep_dtype_scope / "
+                            "keep_tensors_dtypes): keeps its graph dtype", facts.list_name, facts.ir_type)
         rule = ctx.customize_rule(node, facts)
         if rule is not None:
-            return self._customized(node, sig, facts, plan, rule)
+            return self._customized(node, sig, facts, NodePlan("unchanged", "", facts.list_name, facts.ir_type), rule)
         producers = self._producers(node, sig, facts, follow)
         if producers:
-            return self._decide(node, sig, facts, plan, producers)
+            return self._decide(node, sig, facts, producers)
         # No producer names the outcome: every node with this signature and these facts gets the same plan.
         key = (id(sig), id(facts))
         shared = self._shared.get(key)
         if shared is None:
-            shared = self._shared[key] = self._decide(node, sig, facts, plan, {})
+            shared = self._shared[key] = self._decide(node, sig, facts, {})
         return shared
 
     def _producers(self, node, sig, facts, follow):
@@ -225,7 +219,8 @@ class Decider:
                 deciding = deciding or cls != NEUTRAL
         return found if deciding else {}
 
-    def _decide(self, node, sig, facts, plan, producers):
+    def _decide(self, node, sig, facts, producers):
+        plan = NodePlan("unchanged", "", facts.list_name, facts.ir_type)
         float_slots = sig.float_slots
         decisions = {}
         for slot, dtype in float_slots.items():
@@ -364,10 +359,11 @@ def _fixed(marker, reason):
 
 
 # Outcomes shared by every node they apply to (plans are never modified once made).
-NO_FLOAT = _fixed("", "no float type attribute")
+NO_FLOAT = _fixed("none", "no float type attribute")
 SOURCE = _fixed("source", "graph source: its outputs are neutral for gray ops")
 CALL = _fixed("call", "function call: ports are fixed by the function signature; the function body is left intact")
 STATE = _fixed("state", "stateful op or ref/resource ports (variables, updates, random, I/O): never retyped")
+NEUTRAL_MARKERS = frozenset({"none", "source", "state", "call"})    # plans whose outputs gray ops never follow
 
 
 def _retyped(plan, targets):
