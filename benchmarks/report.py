@@ -3,7 +3,9 @@ import json
 import math
 
 TARGETS = {
-    "rewrite": ("rewrite time, ours / TF auto_mixed_precision_cpu (worst graph)", 1.0, "x"),
+    "rewrite_10k": ("rewrite time of a ~10k-node training graph, ours / TF auto_mixed_precision_cpu (worst family)",
+                    1.0, "x"),
+    "rewrite": ("rewrite time, ours / TF auto_mixed_precision_cpu (worst graph of any size)", 1.0, "x"),
     "step": ("mixed_float16 step / plain float32 step (worst model)", 1.15, "x"),
     "overhead": ("wrapper overhead per Session.run, tiny graph", 20.0, "us"),
     "memory": ("peak RSS mixed_float16 / plain float32 (worst model)", 1.2, "x"),
@@ -31,8 +33,14 @@ def _verdict(name, value, reason=None):
             "status": "PASS" if value <= goal else "MISS", "reason": reason}
 
 
+# The rewrite goal is stated for training graphs of about 10,000 nodes.
+AROUND_10K = (8_000, 12_000)
+
+
 def evaluate_targets(results):
     rewrite_ratios = [row["ratio"] for row in results["rewrite"] if row.get("ratio") is not None]
+    ratios_10k = [row["ratio"] for row in results["rewrite"] if row.get("ratio") is not None
+                  and AROUND_10K[0] <= row["nodes"] <= AROUND_10K[1]]
     step_ratios = [row["ratio"] for row in results["step"]
                    if row["config"] == "npu_mixed_float16" and row.get("ratio") is not None]
     memory_ratios = [row["rss_ratio"] for row in results["step"]
@@ -41,6 +49,9 @@ def evaluate_targets(results):
     parts = results["meta"].get("parts", ())
     not_run = "not run (--only)"
     return [
+        _verdict("rewrite_10k", max(ratios_10k) if ratios_10k else None,
+                 None if ratios_10k else "no ~10k-node graph measured by both passes" if "rewrite" in parts
+                 else not_run),
         _verdict("rewrite", max(rewrite_ratios) if rewrite_ratios else None,
                  None if rewrite_ratios else "no graph measured by both passes" if "rewrite" in parts else not_run),
         _verdict("step", max(step_ratios) if step_ratios else None,

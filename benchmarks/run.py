@@ -20,7 +20,7 @@ from benchmarks.runner import REPO_ROOT, run_child
 
 SETTINGS = {
     "quick": {
-        "rewrite_targets": [100, 1000],
+        "rewrite_targets": [100, 1000, 10000],
         "rewrite_repeats": 5,
         "rewrite_budget_s": 5.0,
         "step_models": {
@@ -35,7 +35,7 @@ SETTINGS = {
         "timeout_s": 300,
     },
     "full": {
-        "rewrite_targets": [100, 500, 2000, 5000, 20000],
+        "rewrite_targets": [100, 500, 2000, 5000, 10000, 20000],
         "rewrite_repeats": 7,
         "rewrite_budget_s": 10.0,
         "step_models": {
@@ -179,7 +179,7 @@ def bench_step(settings, results):
 def profile_misses(settings, results, out_dir, prefix):
     """cProfile (and TensorFlow per-op times) of the parts whose target was missed, for the owners to act on."""
     missed = {t["target"] for t in results["targets"] if t["status"] == "MISS"}
-    if "rewrite" in missed:
+    if missed & {"rewrite", "rewrite_10k"}:
         for family in sorted({row["family"] for row in results["rewrite"] if row.get("ratio")}):
             largest = max((row for row in results["rewrite"] if row["family"] == family and row.get("ratio")),
                           key=lambda row: row["nodes"])
