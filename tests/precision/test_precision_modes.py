@@ -95,6 +95,26 @@ def test_mixed_producers_rule():
     assert record.decision == "float32" and "'log'" in record.reason
 
 
+def test_gray_ops_sharing_a_decision_each_name_their_own_producer():
+    # Gray ops with the same op, dtypes and producer classes share one decision inside the pass; the report must
+    # still name each op's own producer, and an op whose attributes follow different producers names them all.
+    def fn():
+        first = tf.matmul(_x(), _w(), name="mm1")
+        second = tf.matmul(_x(name="y"), _w(name="w2"), name="mm2")
+        tf.math.square(first, name="sq1")
+        tf.math.square(second, name="sq2")
+        tf.raw_ops.IdentityN(input=[first, second], name="both")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    assert "follows its float16 producer 'mm1'" in _record(result, "sq1").reason
+    assert "follows its float16 producer 'mm2'" in _record(result, "sq2").reason
+    both = _record(result, "both")
+    assert both.decision == "float16"
+    assert "T[0]: " in both.reason and "producer 'mm1'" in both.reason and "producer 'mm2'" in both.reason
+    assert result.report.followed == {"sq1": "mm1", "sq2": "mm2", "both": "mm1"}
+    assert "{followed}" not in result.report.to_json()
+
+
 def test_gray_looks_through_identity_and_non_black_cast():
     def fn():
         half = tf.nn.relu(_x(dtype=tf.float16, name="h"), name="half_relu")

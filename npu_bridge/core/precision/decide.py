@@ -10,7 +10,7 @@ Gray ops follow their producers, so decisions flow forward. v1 while loops have 
 pair is checked: if they disagree, both are pinned to float32 and the decisions are redone, until stable.
 """
 from npu_bridge.core.precision.rules import (
-    FP32, NEUTRAL, REDUCED, SlotDecision, slot_rule, why_between_casts,
+    FOLLOWED, FP32, NEUTRAL, REDUCED, SlotDecision, deciding_producer, slot_rule, why_between_casts,
 )
 from npu_bridge.core.precision.typeattrs import (
     DT_FLOAT, DTYPES_BY_NAME, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
@@ -41,7 +41,15 @@ class NodePlan:
         self.list_name = list_name
         self.ir_type = ir_type
         self.marker = ""
-        self.followed = ""         # the producer whose dtype a gray op followed
+        self.followed = ""         # the producer whose dtype a gray op followed (FOLLOWED in `reason`)
+
+    def following(self, producer):
+        """This plan for another gray op, one that follows `producer` (plans are shared, never modified)."""
+        plan = NodePlan.__new__(NodePlan)
+        for field in NodePlan.__slots__:
+            setattr(plan, field, getattr(self, field))
+        plan.followed = producer
+        return plan
 
 
 class GraphStructureError(ValueError):
@@ -111,7 +119,7 @@ class Decider:
         self.order = topological_order(ctx.graph)
         self.signatures = {n.name: ctx.signature(n) for n in self.order}
         self.facts = {}
-        self._shared = {}       # (signature, facts) -> the plan of every node no producer decides
+        self._shared = {}       # (signature, facts, deciding producer classes) -> the plan those nodes share
         self.changed = []       # names of nodes whose plan changes attributes or logical dtypes
 
     def run(self):
@@ -195,31 +203,39 @@ class Decider:
         rule = ctx.customize_rule(node, facts)
         if rule is not None:
             return self._customized(node, sig, facts, NodePlan("unchanged", "", facts.list_name, facts.ir_type), rule)
-        producers = self._producers(node, sig, facts, follow)
-        if producers:
-            return self._decide(node, sig, facts, producers)
-        # No producer names the outcome: every node with this signature and these facts gets the same plan.
-        key = (id(sig), id(facts))
+        deciding = self._deciding(node, sig, facts, follow)
+        # The outcome depends on the node only through its signature, its facts and the classes of the producers
+        # that decide it: nodes that agree on those share one decision, and gray ops get it with their own
+        # producer's name.
+        key = (id(sig), id(facts), tuple((slot, cls) for slot, (cls, _) in deciding.items()))
         shared = self._shared.get(key)
         if shared is None:
-            shared = self._shared[key] = self._decide(node, sig, facts, {})
-        return shared
+            shared = self._shared[key] = self._decide(node, sig, facts, deciding)
+        if not deciding:
+            return shared
+        names = {name for _, name in deciding.values()}
+        if len(names) > 1:      # attributes following different producers: each reason spells its own name
+            return self._decide(node, sig, facts, deciding, spell=True)
+        return shared.following(names.pop())
 
-    def _producers(self, node, sig, facts, follow):
-        """{slot: [(follow class, producer name)]} for a gray op under a mixed mode, when some producer is float32
-        or reduced; else {} (the rule does not read producers, or every producer is neutral)."""
+    def _deciding(self, node, sig, facts, follow):
+        """{slot: (class, name) of the producer it follows} for a gray op under a mixed mode; slots whose
+        producers are all neutral are left out, and so is everything when the rule does not read producers."""
         if self.ctx.mode not in ("MIXED_FP16", "MIXED_BF16") or facts.list_name in ("white", "black"):
             return {}
-        found, deciding = {}, False
+        found = {}
         float_slots = sig.float_slots
         for index, port in enumerate(sig.inputs):
             if port.slot in float_slots:
-                cls, name = self._producer_class(node.inputs[index], follow)
-                found.setdefault(port.slot, []).append((cls, name))
-                deciding = deciding or cls != NEUTRAL
-        return found if deciding else {}
+                found.setdefault(port.slot, []).append(self._producer_class(node.inputs[index], follow))
+        deciding = {}
+        for slot, producers in found.items():
+            producer = deciding_producer(producers)
+            if producer is not None:
+                deciding[slot] = producer
+        return deciding
 
-    def _decide(self, node, sig, facts, producers):
+    def _decide(self, node, sig, facts, deciding, spell=False):
         plan = NodePlan("unchanged", "", facts.list_name, facts.ir_type)
         float_slots = sig.float_slots
         decisions = {}
@@ -229,8 +245,10 @@ class Decider:
                                                              "float16 in its op definition (statistics and the like "
                                                              "stay float32)")
                 continue
-            decision = slot_rule(self.ctx.mode, facts, dtype, self.ctx.reduced, producers.get(slot, ()))
+            decision = slot_rule(self.ctx.mode, facts, dtype, self.ctx.reduced, deciding.get(slot))
             if decision is not None:
+                if spell and decision.followed:
+                    decision = decision._replace(reason=decision.reason.replace(FOLLOWED, decision.followed))
                 decisions[slot] = decision
         return self._implement(node, sig, facts, plan, float_slots, decisions)
 

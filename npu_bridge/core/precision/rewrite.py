@@ -15,7 +15,7 @@ from npu_bridge.core.graph import Graph
 from npu_bridge.core.precision.casts import CastBuilder, CastPlanError
 from npu_bridge.core.precision.decide import Decider, GraphStructureError
 from npu_bridge.core.precision.report import Report, RewriteResult
-from npu_bridge.core.precision.rules import OpFacts, RuleViolation
+from npu_bridge.core.precision.rules import FOLLOWED, OpFacts, RuleViolation
 from npu_bridge.core.precision.typeattrs import (
     DTYPES_BY_NAME, FLOAT_DTYPES, MalformedNodeError, OpTable, UnknownOpError,
 )
@@ -172,11 +172,12 @@ def _report(options, builder, plans, facts):
         for name, op in nodes:
             plan = plans[name]
             found = facts.get(name) if plan.list_name != "-" else None
-            found_rows.append((name, op, plan.ir_type or _plain_ir_type(op), plan.list_name, plan.decision,
-                               plan.reason, tuple(caused.get(name, ())), plan.emulated,
-                               found.list_origin if found else ""))
+            reason = plan.reason
             if plan.followed:
                 followed[name] = plan.followed
+                reason = reason.replace(FOLLOWED, plan.followed)
+            found_rows.append((name, op, plan.ir_type or _plain_ir_type(op), plan.list_name, plan.decision, reason,
+                               tuple(caused.get(name, ())), plan.emulated, found.list_origin if found else ""))
         return found_rows, followed
 
     return Report(options.mode_name, options.soc, reduced, rows, len(nodes), n_reduced, len(builder.created))

@@ -16,6 +16,11 @@ REDUCED = "reduced"
 FP32 = "float32"
 
 
+# Stands for the followed producer's name in a gray op's reason. Gray ops with the same signature, op facts and
+# producer classes share one decision, so the name is put in when the report is read (Report rows).
+FOLLOWED = "{followed}"
+
+
 class RuleViolation(ValueError):
     """The configuration asks for something the real engine refuses (kept verbatim in the message)."""
 
@@ -111,8 +116,8 @@ def _allow_rule(facts, dtype, reduced, mode_word):
     return _same(dtype, f"{mode_word}: {facts.ir_type} declares neither float32 nor {rname}, left as is")
 
 
-def mixed_rule(facts, dtype, reduced, producers):
-    """Black/white/gray (mixed_float16, mixed_bfloat16). producers: [(follow class, producer name)].
+def mixed_rule(facts, dtype, reduced, deciding):
+    """Black/white/gray (mixed_float16, mixed_bfloat16).
 
     White reduces when the library declares the reduced dtype; black keeps float32. Gray decides per type
     attribute from the producers of the inputs bound to it (seen through Identity and non-black Casts):
@@ -122,6 +127,8 @@ def mixed_rule(facts, dtype, reduced, producers):
       - else, only graph sources (Const, Placeholder, variable reads, state and function-call outputs, integer
         tensors, and v1 loop back edges, which are not decided yet on the way forward) -> the allow_fp32_to_fp16
         (allow_fp32_to_bf16) rule: float32 where the library supports it.
+    deciding: (FP32 or REDUCED, producer name) of the producer that decides under the first two rules (see
+    `deciding_producer`), or None. The reason names that producer as FOLLOWED.
     """
     rname = dtype_name(reduced)
     where = f"{facts.list_name} list ({facts.list_origin})"
@@ -136,21 +143,32 @@ def mixed_rule(facts, dtype, reduced, producers):
         if _supports(facts, reduced):
             return _same(reduced, f"{where}: computes in {rname}")
         return _same(dtype, f"{where}, but the op library declares no {rname} for it: stays float32")
-    fp32 = [name for cls, name in producers if cls == FP32]
-    if fp32:
-        return SlotDecision(dtype, dtype, f"{where}: follows its float32 producer '{fp32[0]}'", fp32[0])
-    low = [name for cls, name in producers if cls == REDUCED]
-    if low:
+    if deciding is not None:
+        cls, name = deciding
+        if cls == FP32:
+            return SlotDecision(dtype, dtype, f"{where}: follows its float32 producer '{FOLLOWED}'", name)
         if _supports(facts, reduced):
-            return SlotDecision(reduced, reduced, f"{where}: follows its {rname} producer '{low[0]}'", low[0])
-        return SlotDecision(dtype, dtype, f"{where}: producer '{low[0]}' is {rname} but the op library declares "
-                                          f"no {rname} for {facts.ir_type}: stays float32", low[0])
+            return SlotDecision(reduced, reduced, f"{where}: follows its {rname} producer '{FOLLOWED}'", name)
+        return SlotDecision(dtype, dtype, f"{where}: producer '{FOLLOWED}' is {rname} but the op library declares "
+                                          f"no {rname} for {facts.ir_type}: stays float32", name)
     fallback = _allow_rule(facts, dtype, reduced, "allow_fp32_to_bf16" if reduced == DT_BFLOAT16
                            else "allow_fp32_to_fp16")
     return fallback._replace(reason=f"{where} with no float producer falls back to {fallback.reason}")
 
 
-def slot_rule(mode, facts, dtype, reduced, producers):
+def deciding_producer(producers):
+    """The producer a gray op's attribute follows: the first float32 one, else the first reduced one, else None.
+    producers: [(follow class, producer name)] of the inputs bound to the attribute."""
+    for cls, name in producers:
+        if cls == FP32:
+            return cls, name
+    for cls, name in producers:
+        if cls == REDUCED:
+            return cls, name
+    return None
+
+
+def slot_rule(mode, facts, dtype, reduced, deciding):
     """The decision for one float type attribute under `mode` (a PrecisionMode member name).
 
     Returns None when the attribute is not a candidate under this mode (its dtype is left alone silently).
@@ -158,7 +176,7 @@ def slot_rule(mode, facts, dtype, reduced, producers):
     if mode in ("MIXED_FP16", "MIXED_BF16"):
         if dtype != DT_FLOAT:
             return None
-        return mixed_rule(facts, dtype, reduced, producers)
+        return mixed_rule(facts, dtype, reduced, deciding)
     if mode in ("ALLOW_FP32_TO_FP16", "ALLOW_FP32_TO_BF16"):
         if dtype != DT_FLOAT:
             return None
