@@ -45,10 +45,9 @@ class NodePlan:
 
     def following(self, producer):
         """This plan for another gray op, one that follows `producer` (plans are shared, never modified)."""
-        plan = NodePlan.__new__(NodePlan)
-        for field in NodePlan.__slots__:
-            setattr(plan, field, getattr(self, field))
-        plan.followed = producer
+        plan = NodePlan(self.decision, self.reason, self.list_name, self.ir_type)
+        plan.changes, plan.in_logical, plan.out_logical = self.changes, self.in_logical, self.out_logical
+        plan.emulated, plan.marker, plan.followed = self.emulated, self.marker, producer
         return plan
 
 

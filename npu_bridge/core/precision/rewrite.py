@@ -37,6 +37,7 @@ class PassContext:
         self.reduced = DTYPES_BY_NAME[options.reduced_dtype]
         self.current = None
         self._facts = {}
+        self._facts_by_op = {}
         self._by_axis = {}
 
     def signature(self, node):
@@ -64,6 +65,9 @@ class PassContext:
         return by_axis[0]
 
     def op_facts(self, node):
+        facts = self._facts_by_op.get(node.op)
+        if facts is not None:
+            return facts
         candidates = self.ir_candidates(node)
         facts = self._facts.get(candidates)
         if facts is None:
@@ -72,6 +76,9 @@ class PassContext:
             facts = OpFacts(ir_type, candidates, getattr(listed, "value", listed), self.lists.origin(ir_type),
                             self._tf_to_ir.is_cube(ir_type), self.lists.library)
             self._facts[candidates] = facts
+            by_axis = self._by_axis[node.op]
+            if by_axis[0] == by_axis[1] and not node.op.startswith("FusedBatchNorm"):
+                self._facts_by_op[node.op] = facts      # the same for every node of this op type
         return facts
 
     def _ir_type(self, candidates):
