@@ -167,9 +167,8 @@ def _optimize_capturing_log(config, meta):
         return output, log.read().decode("utf-8", "replace")
 
 
-def task_rewrite_tf(spec):
-    """Time TensorFlow's auto_mixed_precision_cpu pass alone, as grappler reports it (the pass's own time)."""
-    _quiet_tf()
+def _tf_amp_only_config():
+    """A ConfigProto whose grappler runs auto_mixed_precision_cpu once and nothing else."""
     from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 
     config = config_pb2.ConfigProto()
@@ -177,6 +176,13 @@ def task_rewrite_tf(spec):
     rewrite.optimizers.append("auto_mixed_precision_cpu")
     rewrite.meta_optimizer_iterations = rewriter_config_pb2.RewriterConfig.ONE
     rewrite.min_graph_nodes = -1
+    return config
+
+
+def task_rewrite_tf(spec):
+    """Time TensorFlow's auto_mixed_precision_cpu pass alone, as grappler reports it (the pass's own time)."""
+    _quiet_tf()
+    config = _tf_amp_only_config()
     for path in spec["paths"]:
         meta = _load_meta(path)
         emit(kind="start", path=path)
@@ -199,6 +205,49 @@ def task_rewrite_tf(spec):
             emit(kind="rewrite", path=path, cold_s=times[0], times_s=times[1:], min_s=min(times[1:]),
                  median_s=statistics.median(times[1:]),
                  wall_median_s=statistics.median(walls[1:]), nodes_out=nodes_out, n_casts=casts)
+
+
+def _callgrind_instrumentation(state):
+    """Switch callgrind's instrumentation of this process "on" or "off" (the process runs under valgrind).
+
+    callgrind_control asks asynchronously; the sleep lets the request land before the measured call starts or
+    after it ends, and sleeping executes no instructions, so the counts do not depend on its length.
+    """
+    import subprocess
+
+    subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], capture_output=True, check=True)
+    time.sleep(1.5)
+
+
+def task_instructions(spec):
+    """One warm rewrite of one graph, ours or TensorFlow's pass, with callgrind counting only that call.
+
+    For TensorFlow, valgrind's --toggle-collect (set by the parent) narrows the count to the pass's own
+    AutoMixedPrecision::Optimize, the same scope as the time grappler logs; for ours it is rewrite() itself.
+    """
+    _quiet_tf()
+    meta = _load_meta(spec["path"])
+    if spec["side"] == "ours":
+        from benchmarks.configs import npu_config
+        from npu_bridge.core.options import options_from_config
+        from npu_bridge.core.precision import rewrite
+
+        options = options_from_config(npu_config({"precision_mode_v2": "mixed_float16"}))
+
+        def run():
+            rewrite(meta.graph_def, options, log=False)
+    else:
+        from tensorflow.python.grappler import tf_optimizer
+
+        config = _tf_amp_only_config()
+
+        def run():
+            tf_optimizer.OptimizeGraph(config, meta)
+    run()                       # warm: lazy imports, op registry and op-library caches
+    _callgrind_instrumentation("on")
+    run()
+    _callgrind_instrumentation("off")
+    emit(kind="instructions", path=spec["path"], side=spec["side"])
 
 
 # ------------------------------------------------------------------------------------------------- step time
@@ -372,6 +421,7 @@ TASKS = {
     "build_graphs": task_build_graphs,
     "rewrite_ours": task_rewrite_ours,
     "rewrite_tf": task_rewrite_tf,
+    "instructions": task_instructions,
     "step": task_step,
     "step_profile": task_step_profile,
     "overhead": task_overhead,

@@ -104,6 +104,8 @@ def markdown(results):
     parts = meta.get("parts", ())
     if "rewrite" in parts:
         lines += _rewrite_section(results)
+    if "instructions" in parts:
+        lines += _instructions_section(results)
     if "step" in parts:
         lines += _step_section(results)
     if "overhead" in parts:
@@ -111,6 +113,30 @@ def markdown(results):
     if results.get("profiles"):
         lines += ["", "## Profiles", ""] + [f"- [{p}]({p})" for p in results["profiles"]]
     return "\n".join(lines) + "\n"
+
+
+def _instructions_section(results):
+    lines = ["", "## e. Instructions per rewrite (callgrind)", "",
+             "One warm rewrite of each ~10k-node graph under `valgrind --tool=callgrind`: ours counts `rewrite()`, "
+             "TF counts only its pass's `AutoMixedPrecision::Optimize` (the scope of the time grappler logs). "
+             "Counts repeat to about 0.1% whatever the machine is doing, so they show changes that time hides. "
+             "They are not time: the Python interpreter retires fewer instructions per cycle than TF's C++, which "
+             "the last column (time ratio of table a over instruction ratio, same graph) shows.", "",
+             "| family | nodes | ours instructions | TF instructions | ours/TF | time ratio / instruction ratio | "
+             "note |",
+             "|---|---|---|---|---|---|---|"]
+    timed = {(row["family"], row["nodes"]): row.get("ratio") for row in results.get("rewrite", [])}
+    for row in results.get("instructions", []):
+        ours, peer = row["ours"], row["tf"]
+        time_ratio = timed.get((row["family"], row["nodes"]))
+        against = time_ratio / row["ratio"] if time_ratio and row.get("ratio") else None
+        lines.append(f"| {row['family']} | {row['nodes']} | {_fmt(ours.get('instructions'), ',d')} | "
+                     f"{_fmt(peer.get('instructions'), ',d')} | {_fmt(row.get('ratio'), '.2f')} | "
+                     f"{_fmt(against, '.2f')} | {'; '.join(x for x in (ours.get('error'), peer.get('error')) if x)} |")
+    if not results.get("instructions"):
+        why = [p for p in results["meta"]["problems"] if p.startswith("instructions")] or ["no ~10k-node graph"]
+        lines.append(f"| - | - | - | - | - | - | not measured: {'; '.join(why)} |")
+    return lines
 
 
 def _rewrite_section(results):

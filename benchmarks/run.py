@@ -2,13 +2,16 @@
 
 Measures in one run (a) rewrite time of our precision pass vs TensorFlow's auto_mixed_precision_cpu pass,
 (b) training-step time and (d) peak memory of the emulated session vs plain TensorFlow and TF's AMP session,
-(c) per-run overhead of the emulated session; prints the tables and PASS/MISS per target and writes
+(c) per-run overhead of the emulated session, (e) instructions per rewrite, ours vs TF's, under callgrind; prints the tables and PASS/MISS per target and writes
 benchmarks/results/<mode>-tf<version>.{json,md,png}. Every measurement runs in a child process (see child.py).
 """
 import argparse
+import concurrent.futures
 import datetime
 import os
 import shlex
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,6 +24,7 @@ from benchmarks.runner import REPO_ROOT, run_child
 SETTINGS = {
     "quick": {
         "rewrite_targets": [100, 1000, 10000],
+        "rewrite_rounds": 2,
         "rewrite_repeats": 5,
         "rewrite_budget_s": 5.0,
         "step_models": {
@@ -36,6 +40,7 @@ SETTINGS = {
     },
     "full": {
         "rewrite_targets": [100, 500, 2000, 5000, 10000, 20000],
+        "rewrite_rounds": 3,
         "rewrite_repeats": 7,
         "rewrite_budget_s": 10.0,
         "step_models": {
@@ -50,7 +55,8 @@ SETTINGS = {
         "timeout_s": 900,
     },
 }
-PARTS = ("rewrite", "step", "overhead")
+PARTS = ("rewrite", "instructions", "step", "overhead")
+FAMILIES = ("mlp_stack", "conv_bn_stack")
 TF_LOG_ENV = {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": "meta_optimizer=1"}
 
 
@@ -77,18 +83,26 @@ def git_commit():
         return None
 
 
-def _side(outcome, path, nodes):
-    """Our or TF's measurement of one graph, or the reason there is none."""
+def _side(outcomes, path, nodes):
+    """Our or TF's measurement of one graph over all rounds, or the reason there is none.
+
+    The fastest repeat of any round is the side's time; the median is over every warm repeat of every round.
+    """
+    found = [r for outcome in outcomes for r in outcome.of_kind("rewrite") if r["path"] == path and "min_s" in r]
+    if found:
+        row = {key: value for key, value in found[0].items() if key not in ("kind", "path")}
+        times = [t for r in found for t in r["times_s"]]
+        row.update(times_s=times, min_s=min(times), median_s=statistics.median(times), rounds=len(found),
+                   nodes_per_s=nodes / min(times))
+        if "wall_median_s" in row:
+            row["wall_median_s"] = statistics.median([r["wall_median_s"] for r in found])
+        return row
+    outcome = outcomes[0]
     if outcome.of_kind("unavailable"):
         return {"error": "not available: " + outcome.of_kind("unavailable")[0]["reason"]}
-    found = [r for r in outcome.of_kind("rewrite") if r["path"] == path]
-    if found:
-        row = dict(found[0])
-        row.pop("kind")
-        row.pop("path")
-        if row.get("min_s"):
-            row["nodes_per_s"] = nodes / row["min_s"]
-        return row
+    failed = [r for r in outcome.of_kind("rewrite") if r["path"] == path]
+    if failed:
+        return {"error": failed[0]["error"]}
     unfinished = outcome.unfinished
     if unfinished and unfinished["path"] == path:
         return {"error": f"crashed: {outcome.failure}"}
@@ -98,7 +112,7 @@ def _side(outcome, path, nodes):
 
 
 def bench_rewrite(settings, work_dir, results):
-    families = {family: settings["rewrite_targets"] for family in ("mlp_stack", "conv_bn_stack")}
+    families = {family: settings["rewrite_targets"] for family in FAMILIES}
     log(f"building rewrite graphs {families}")
     built = run_child("build_graphs", {"families": families, "out_dir": work_dir}, timeout_s=settings["timeout_s"])
     if built.of_kind("environment"):
@@ -109,21 +123,28 @@ def bench_rewrite(settings, work_dir, results):
     if built.failure:
         results["meta"]["problems"].append(f"building rewrite graphs: {built.failure}\n{built.stderr_tail}")
     paths = [g["path"] for g in sorted(graphs, key=lambda g: g["nodes"])]  # small graphs before the heap grows
-    spec = {"paths": paths, "repeats": settings["rewrite_repeats"], "budget_s": settings["rewrite_budget_s"],
-            "mode": "mixed_float16"}
-    log(f"timing our precision pass on {len(paths)} graphs")
-    ours = run_child("rewrite_ours", spec, timeout_s=settings["timeout_s"])
-    log("timing TensorFlow's auto_mixed_precision_cpu on the same graphs")
-    peer = run_child("rewrite_tf", {"paths": paths, "repeats": settings["rewrite_repeats"],
-                                    "budget_s": settings["rewrite_budget_s"]},
-                     timeout_s=settings["timeout_s"], env=TF_LOG_ENV)
+    spec = {"paths": paths, "repeats": settings["rewrite_repeats"], "budget_s": settings["rewrite_budget_s"]}
+    # The two passes run in alternating rounds, so that a machine that slows down or speeds up over minutes (a
+    # shared host) weighs on both sides alike instead of on whichever ran second.
+    outcomes = {"ours": [], "tf": []}
+    for round_index in range(settings["rewrite_rounds"]):
+        for side in ("ours", "tf") if round_index % 2 == 0 else ("tf", "ours"):
+            where = f"(round {round_index + 1}/{settings['rewrite_rounds']})"
+            if side == "ours":
+                log(f"timing our precision pass on {len(paths)} graphs {where}")
+                outcomes[side].append(run_child("rewrite_ours", {**spec, "mode": "mixed_float16"},
+                                                timeout_s=settings["timeout_s"]))
+            else:
+                log(f"timing TensorFlow's auto_mixed_precision_cpu on the same graphs {where}")
+                outcomes[side].append(run_child("rewrite_tf", spec, timeout_s=settings["timeout_s"], env=TF_LOG_ENV))
     for graph in graphs:
         row = {"family": graph["family"], "depth": graph["depth"], "nodes": graph["nodes"], "path": graph["path"],
-               "ours": _side(ours, graph["path"], graph["nodes"]), "tf": _side(peer, graph["path"], graph["nodes"])}
+               "ours": _side(outcomes["ours"], graph["path"], graph["nodes"]),
+               "tf": _side(outcomes["tf"], graph["path"], graph["nodes"])}
         if row["ours"].get("min_s") and row["tf"].get("min_s"):
             row["ratio"] = row["ours"]["min_s"] / row["tf"]["min_s"]
         results["rewrite"].append(row)
-    for outcome in (ours, peer):
+    for outcome in outcomes["ours"] + outcomes["tf"]:
         if outcome.failure:
             results["meta"]["problems"].append(f"{outcome.task}: {outcome.failure}\n{outcome.stderr_tail}")
     results["scaling"] = {
@@ -174,6 +195,60 @@ def bench_step(settings, results):
                 row["ratio"] = row["median_s"] / plain["median_s"]
                 row["rss_ratio"] = row["peak_rss_mb"] / plain["peak_rss_mb"]
         results["step"].extend(rows)
+
+
+# The pass's own function in TensorFlow: valgrind counts instructions only inside it (and what it calls).
+TF_PASS_FUNCTION = "*AutoMixedPrecision::Optimize*"
+
+
+def _callgrind_total(path):
+    """The instruction total a callgrind output file records (its `totals:` line), or None.
+
+    Its `summary:` header reads 0 when instrumentation starts switched off, so only `totals:` counts."""
+    try:
+        with open(path) as f:
+            totals = [line for line in f if line.startswith("totals:")]
+    except OSError:
+        return None
+    return int(totals[-1].split()[1]) if totals else None
+
+
+def _count_instructions(settings, work_dir, path, side):
+    out_file = os.path.join(work_dir, f"callgrind-{side}-{os.path.basename(path)}.out")
+    prefix = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out_file}"]
+    if side == "tf":
+        prefix.append(f"--toggle-collect={TF_PASS_FUNCTION}")
+    outcome = run_child("instructions", {"path": path, "side": side}, timeout_s=settings["timeout_s"], prefix=prefix)
+    total = None if outcome.failure else _callgrind_total(out_file)
+    if total is None:
+        return {"error": outcome.failure or "callgrind wrote no total"}
+    return {"instructions": total}
+
+
+def bench_instructions(settings, work_dir, results):
+    """Instructions executed by one warm rewrite, ours and TensorFlow's pass, on the ~10k-node graphs.
+
+    Unlike time, an instruction count does not depend on what else the machine is doing: it shows a 1% change
+    of the pass on a shared host where repeated timings of the same code differ by 30%.
+    """
+    missing = [tool for tool in ("valgrind", "callgrind_control") if shutil.which(tool) is None]
+    if missing:
+        results["meta"]["problems"].append(f"instructions: {', '.join(missing)} not found (Debian package valgrind)")
+        return
+    graphs = [row for row in results["rewrite"] if report.AROUND_10K[0] <= row["nodes"] <= report.AROUND_10K[1]]
+    if not graphs:
+        built = run_child("build_graphs", {"families": {family: [10_000] for family in FAMILIES},
+                                           "out_dir": work_dir}, timeout_s=settings["timeout_s"])
+        graphs = built.of_kind("graph")
+    for graph in graphs:
+        log(f"counting instructions of both passes on {graph['family']} ({graph['nodes']} nodes) under callgrind")
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:    # counts do not depend on load: run side by side
+            ours, tf = pool.map(lambda side: _count_instructions(settings, work_dir, graph["path"], side),
+                                ("ours", "tf"))
+        row = {"family": graph["family"], "nodes": graph["nodes"], "ours": ours, "tf": tf}
+        if ours.get("instructions") and tf.get("instructions"):
+            row["ratio"] = ours["instructions"] / tf["instructions"]
+        results["instructions"].append(row)
 
 
 def profile_misses(settings, results, out_dir, prefix):
@@ -261,11 +336,13 @@ def main(argv=None):
                  "command": shlex.join(["python", "-m", "benchmarks.run", *(argv if argv is not None else sys.argv[1:])]),
                  "loadavg_start": [round(x, 2) for x in os.getloadavg()], "settings": settings,
                  "environment": {}, "problems": []},
-        "rewrite": [], "step": [], "overhead": None, "profiles": [],
+        "rewrite": [], "instructions": [], "step": [], "overhead": None, "profiles": [],
     }
     with tempfile.TemporaryDirectory(prefix="npu_bridge_bench_") as work_dir:
         if "rewrite" in parts:
             bench_rewrite(settings, work_dir, results)
+        if "instructions" in parts:
+            bench_instructions(settings, work_dir, results)
         if "step" in parts:
             bench_step(settings, results)
         if "overhead" in parts:

@@ -49,12 +49,14 @@ def _describe_exit(returncode, stderr):
     return f"exit code {returncode}: {last[:300]}"
 
 
-def run_child(task, spec, *, timeout_s, env=None):
-    """Run `python -m benchmarks.child task spec` with this interpreter; never raises for a failed child."""
+def run_child(task, spec, *, timeout_s, env=None, prefix=()):
+    """Run `python -m benchmarks.child task spec` with this interpreter; never raises for a failed child.
+
+    prefix: words put before the interpreter (a valgrind command line, for instruction counts)."""
     child_env = dict(os.environ)
     child_env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     child_env.update(env or {})
-    command = [sys.executable, "-m", "benchmarks.child", task, json.dumps(spec)]
+    command = [*prefix, sys.executable, "-m", "benchmarks.child", task, json.dumps(spec)]
     start = time.perf_counter()
     try:
         done = subprocess.run(command, cwd=REPO_ROOT, env=child_env, capture_output=True, text=True,
