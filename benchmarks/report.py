@@ -104,12 +104,12 @@ def markdown(results):
     parts = meta.get("parts", ())
     if "rewrite" in parts:
         lines += _rewrite_section(results)
-    if "instructions" in parts:
-        lines += _instructions_section(results)
     if "step" in parts:
         lines += _step_section(results)
     if "overhead" in parts:
         lines += _overhead_section(results)
+    if "instructions" in parts:
+        lines += _instructions_section(results)
     if results.get("profiles"):
         lines += ["", "## Profiles", ""] + [f"- [{p}]({p})" for p in results["profiles"]]
     return "\n".join(lines) + "\n"
