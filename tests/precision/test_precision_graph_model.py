@@ -89,3 +89,19 @@ def test_reserved_names_are_skipped_until_add_nodes_appends_them():
     assert graph_def.node[-1].device == "/device:CPU:0" and graph_def.node[-1].attr["T"].type == tf.float32
     value = run(graph_def, "copy_2:0", {"x:0": np.array([1, 2, 3, 4], np.float32)})
     np.testing.assert_array_equal(value, [1, 2])
+
+
+def test_added_nodes_with_long_names_and_inputs_round_trip():
+    # Lengths of 128 bytes and more take a multi-byte varint in the wire format add_nodes writes.
+    graph_def = graph_pb2.GraphDef()
+    long_source = "scope/" * 40 + "x"
+    graph_def.node.add(name=long_source, op="Placeholder").attr["dtype"].type = tf.float32.as_datatype_enum
+    graph = Graph(graph_def)
+    name = "deep/" * 60 + "neg"
+    attrs = encode_attrs({"T": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum)})
+    graph.add_nodes([(name, "Neg", [Tensor(long_source, 0)], "/job:localhost/replica:0/task:0/device:CPU:0", attrs)])
+    added = graph_def.node[-1]
+    assert (added.name, added.op, list(added.input)) == (name, "Neg", [long_source])
+    assert added.device == "/job:localhost/replica:0/task:0/device:CPU:0" and added.attr["T"].type == tf.float32
+    value = run(graph_def, name + ":0", {long_source + ":0": np.array([1.5], np.float32)})
+    np.testing.assert_array_equal(value, [-1.5])
