@@ -132,18 +132,15 @@ class OpTable:
     def signature(self, node):
         """Per-port dtypes and slots of `node`, shared by every node of the same op and attribute values."""
         op = node.op
-        spec = self._specs.get(op) or self.spec(op)
-        values = ()
-        if spec.shaping_attrs:
-            node_attrs = node.node_def.attr
-            found = []
-            for name, kind in spec.shaping_attrs:
-                value = node_attrs[name] if name in node_attrs else spec.defaults.get(name)
-                if value is None:
-                    raise MalformedNodeError(f"attribute '{name}' of op {op} is missing and has no default")
-                found.append(value.type if kind == "type" else value.i if kind == "number" else tuple(value.list.type))
-            values = tuple(found)
-        key = (op, values)
+        spec = self.spec(op)
+        node_attrs = node.node_def.attr
+        values = []
+        for name, kind in spec.shaping_attrs:
+            value = node_attrs[name] if name in node_attrs else spec.defaults.get(name)
+            if value is None:
+                raise MalformedNodeError(f"attribute '{name}' of op {op} is missing and has no default")
+            values.append(value.type if kind == "type" else value.i if kind == "number" else tuple(value.list.type))
+        key = (op, tuple(values))
         sig = self._signatures.get(key)
         if sig is None:
             sig = self._signatures[key] = _signature(spec, dict(zip((n for n, _ in spec.shaping_attrs), values)))
