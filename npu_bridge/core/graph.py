@@ -2,9 +2,10 @@
 
 The precision pass needs three things from a graph: the producer of every data input, the consumers of every
 output, and a way to add nodes and rewire inputs. Protobuf attribute access is the slow part in Python, so the
-model reads each node's name, op and inputs exactly once and keeps plain Python values next to a reference to
-the NodeDef it came from. Edits go straight into that NodeDef: build the Graph over a copy of the caller's
-GraphDef when the caller's message must stay untouched.
+model reads each node's name, op and data inputs exactly once (control inputs only on demand) and keeps plain
+Python values next to a reference to the NodeDef it came from. Edits go straight into that NodeDef, and new nodes
+are appended in bulk from protobuf wire format: build the Graph over a copy of the caller's GraphDef when the
+caller's message must stay untouched.
 """
 from typing import NamedTuple
 
