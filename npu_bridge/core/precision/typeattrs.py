@@ -109,13 +109,18 @@ def _registered_spec(op_type):
     return None if op_def is None else _op_spec(op_def, False)
 
 
+# Signatures of registered ops depend only on the op type and its shaping attribute values, so every pass shares
+# them (a training graph has a few dozen distinct ones); signatures are never modified once made.
+_REGISTERED_SIGNATURES = {}
+
+
 class OpTable:
     """OpDef lookups for one graph: the global registry plus the graph's own function library."""
 
     def __init__(self, graph_def):
         self._functions = {f.signature.name: f.signature for f in graph_def.library.function}
         self._specs = {}
-        self._signatures = {}
+        self._function_signatures = {}
 
     def spec(self, op_type):
         spec = self._specs.get(op_type)
@@ -141,9 +146,10 @@ class OpTable:
                 raise MalformedNodeError(f"attribute '{name}' of op {op} is missing and has no default")
             values.append(value.type if kind == "type" else value.i if kind == "number" else tuple(value.list.type))
         key = (op, tuple(values))
-        sig = self._signatures.get(key)
+        cache = self._function_signatures if op in self._functions else _REGISTERED_SIGNATURES
+        sig = cache.get(key)
         if sig is None:
-            sig = self._signatures[key] = _signature(spec, dict(zip((n for n, _ in spec.shaping_attrs), values)))
+            sig = cache[key] = _signature(spec, dict(zip((n for n, _ in spec.shaping_attrs), values)))
         if len(sig.inputs) != len(node.inputs):
             raise MalformedNodeError(f"op {op} takes {len(sig.inputs)} data inputs, the node has "
                                      f"{len(node.inputs)}")
