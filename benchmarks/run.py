@@ -2,8 +2,9 @@
 
 Measures in one run (a) rewrite time of our precision pass vs TensorFlow's auto_mixed_precision_cpu pass,
 (b) training-step time and (d) peak memory of the emulated session vs plain TensorFlow and TF's AMP session,
-(c) per-run overhead of the emulated session, (e) instructions per rewrite, ours vs TF's, under callgrind; prints the tables and PASS/MISS per target and writes
-benchmarks/results/<mode>-tf<version>.{json,md,png}. Every measurement runs in a child process (see child.py).
+(c) per-run overhead of the emulated session, (e) instructions per rewrite, ours vs TF's, under callgrind;
+prints the tables and PASS/MISS per target and writes benchmarks/results/<mode>-tf<version>.{json,md,png}.
+Every measurement runs in a child process (see child.py).
 """
 import argparse
 import concurrent.futures
