@@ -12,9 +12,10 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.11",
-    packages=find_packages(include=["npu_bridge", "npu_bridge.*", "hccl", "hccl.*"]),
-    package_data={"npu_bridge": ["core/opp/**/*.json"]},
-    include_package_data=True,
+    # The built-in operator library is a data folder (no __init__.py) shipped as its own package, so setuptools
+    # installs its JSON files without warning that an importable folder was left out.
+    packages=find_packages(include=["npu_bridge", "npu_bridge.*", "hccl", "hccl.*"]) + ["npu_bridge.core.opp"],
+    package_data={"npu_bridge.core.opp": ["built-in/**/*.json"]},
     install_requires=[
         "tensorflow>=2.15",
         # tf.compat.v1.layers and rnn_cell need the Keras 2 package on TF >= 2.16 (bundled in 2.15).
@@ -32,6 +33,5 @@ setup(
     },
     classifiers=[
         "Programming Language :: Python :: 3.11",
-        "License :: OSI Approved :: Apache Software License",
     ],
 )
