@@ -30,8 +30,10 @@ def test_mlp_with_dynamic_loss_scale_and_iterations_per_loop():
 
 
 def test_mlp_loss_scale_falls_from_2_pow_32_while_steps_are_skipped():
-    last = _run_example("mlp_loss_scale.py", "--loops", "10", "--init_loss_scale", str(2 ** 32))
-    assert 0 < _numbers(last, "global_step") < 100
+    # Every second overflow scales by 0.8; the first step that fits float16 came after 94 to 98 skipped steps in
+    # most runs here and after more than 100 in 2 of 6 suite runs (the weights are not seeded): 100 were too few.
+    last = _run_example("mlp_loss_scale.py", "--loops", "15", "--init_loss_scale", str(2 ** 32))
+    assert 0 < _numbers(last, "global_step") < 150
     assert _numbers(last, "loss_scale") < 2 ** 32
 
 
