@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from tensorflow.python.framework import function
+from tensorflow.python.ops import control_flow_util, list_ops
 
 from npu_bridge.core.precision import rewrite
 from npu_bridge.estimator.npu.npu_scope import keep_dtype_scope
@@ -235,6 +236,68 @@ def test_state_is_never_retyped_and_training_runs():
             losses = [sess.run(["loss:0", "train"], feeds)[0] for _ in range(6)]
             assert sess.run("global_step:0") == 6
     assert losses[-1] < losses[0]
+
+
+def _tensor_list_graph():
+    """A reduced MatMul output stored in tensor lists, read back by item and as a stack."""
+    x = _x()
+    product = tf.matmul(x, _const((8, 8), "w"), name="mm")
+    handle = list_ops.tensor_list_reserve(element_shape=[4, 8], num_elements=2, element_dtype=tf.float32)
+    handle = list_ops.tensor_list_set_item(handle, 0, product, name="set_item")
+    handle = list_ops.tensor_list_set_item(handle, 1, x, name="set_item_x")
+    item = list_ops.tensor_list_get_item(handle, 0, element_dtype=tf.float32, element_shape=[4, 8], name="get_item")
+    tf.identity(item + 1.0, name="out")
+    tf.identity(list_ops.tensor_list_stack(handle, element_dtype=tf.float32), name="stacked")
+    rows = list_ops.tensor_list_from_tensor(product, element_shape=[8], name="from_tensor")
+    tf.identity(list_ops.tensor_list_stack(rows, element_dtype=tf.float32, name="rows_stack"), name="rows")
+
+
+@pytest.mark.parametrize("v2,v1,soc", [("mixed_float16", None, None), ("fp16", None, None),
+                                       ("mixed_bfloat16", None, "Ascend910B3"), (None, "allow_fp32_to_bf16", "Ascend910B3")])
+def test_tensor_list_ops_keep_the_element_dtype_of_their_list(v2, v1, soc):
+    """Retyping one list op alone leaves its list holding one dtype and its readers expecting another."""
+    options = mode(v2, v1, soc)
+    graph_def = build(_tensor_list_graph)
+    result = rewrite(graph_def, options)
+    before, after = nodes(graph_def), nodes(result.graph_def)
+    for name in ("set_item", "set_item_x", "get_item", "from_tensor", "rows_stack"):
+        assert after[name].attr["element_dtype"] == before[name].attr["element_dtype"], name
+        record = result.report.by_name(name)
+        assert record.decision == "unchanged" and "variant handle" in record.reason, name
+    assert result.report.by_name("mm").decision != "float32"
+    assert_idempotent(result, options)
+    feeds = _feed()
+    want = run(graph_def, ["out:0", "stacked:0", "rows:0"], feeds)
+    got = run(result.graph_def, ["out:0", "stacked:0", "rows:0"], feeds)
+    for expected, actual in zip(want, got):
+        np.testing.assert_allclose(actual, expected, rtol=0.02, atol=0.05)   # bf16: 8 significant bits
+
+
+def test_map_fn_and_tensor_array_under_control_flow_v2_run_after_the_rewrite():
+    """tf.map_fn and TensorArray build TensorList ops around While functions when control flow v2 is on (TF 2.x's
+    default, even in graph mode); the gradients read the lists back outside the loop bodies."""
+    def fn():
+        x = _x((5, 8))
+        hidden = tf.matmul(x, _const((8, 8), "w"), name="mm")
+        mapped = tf.map_fn(tf.tanh, hidden)
+        array = tf.TensorArray(tf.float32, size=5).unstack(hidden)
+        total = tf.reduce_sum(mapped) + tf.reduce_sum(array.stack())
+        tf.identity(total, name="total")
+        tf.identity(tf.gradients(total, x)[0], name="grad")
+
+    enabled = control_flow_util.ENABLE_CONTROL_FLOW_V2
+    tf.compat.v1.enable_control_flow_v2()
+    try:
+        graph_def = build(fn)
+    finally:
+        control_flow_util.ENABLE_CONTROL_FLOW_V2 = enabled
+    assert any(n.op.startswith("TensorList") for n in graph_def.node)
+    feeds = _feed((5, 8))
+    want = run(graph_def, ["total:0", "grad:0"], feeds)
+    for v2 in ("mixed_float16", "fp16"):
+        got = run(rewrite(graph_def, mode(v2)).graph_def, ["total:0", "grad:0"], feeds)
+        np.testing.assert_allclose(got[0], want[0], rtol=0.01)
+        np.testing.assert_allclose(got[1], want[1], rtol=0.01, atol=0.01)
 
 
 def test_keep_dtype_scope_keeps_original_dtype():

@@ -184,6 +184,8 @@ class Decider:
             return CALL
         if sig.has_state or op.startswith(STATE_PREFIXES):
             return STATE
+        if sig.has_variant:
+            return CONTAINER
         attrs = node.node_def.attr
         if MARKER in attrs:         # checked after sources and state, which the pass never marks
             return self._already_rewritten(node, sig, attrs)
@@ -380,6 +382,11 @@ NO_FLOAT = _fixed("none", "no float type attribute")
 SOURCE = _fixed("source", "graph source: its outputs are neutral for gray ops")
 CALL = _fixed("call", "function call: ports are fixed by the function signature; the function body is left intact")
 STATE = _fixed("state", "stateful op or ref/resource ports (variables, updates, random, I/O): never retyped")
+# Every op on one tensor list (or optional, or dataset) must agree on its element dtype, and the ops reading a list
+# back often sit in function bodies the pass leaves intact (control flow v2: tf.map_fn, TensorArray), so no op
+# with a variant handle is retyped: its float ports keep their dtype and Casts meet them there, as for state.
+CONTAINER = _fixed("state", "tensor list, optional or dataset op (variant handle): the container fixes its element "
+                            "dtype, so it is never retyped")
 NEUTRAL_MARKERS = frozenset({"none", "source", "state", "call"})    # plans whose outputs gray ops never follow
 
 

@@ -16,6 +16,7 @@ DT_FLOAT = types_pb2.DT_FLOAT
 DT_HALF = types_pb2.DT_HALF
 DT_BFLOAT16 = types_pb2.DT_BFLOAT16
 DT_RESOURCE = types_pb2.DT_RESOURCE
+DT_VARIANT = types_pb2.DT_VARIANT
 FLOAT_DTYPES = frozenset({DT_FLOAT, DT_HALF, DT_BFLOAT16})
 REDUCED_DTYPES = frozenset({DT_HALF, DT_BFLOAT16})
 
@@ -53,6 +54,7 @@ class Signature(NamedTuple):
     slots: dict            # Slot -> current dtype, for every slot bound to at least one port
     is_call: bool          # a function call: every port is fixed by the function's signature
     has_state: bool        # ref or resource ports, or the op is stateful
+    has_variant: bool      # a variant port: a tensor list, optional or dataset handle
     float_slots: dict      # the slots of `slots` whose dtype is float32, float16 or bfloat16
     float_only: frozenset  # float slots whose op definition does not admit float16 (FusedBatchNormV3's U)
 
@@ -164,7 +166,8 @@ def _signature(spec, values):
     float_slots = {slot: dtype for slot, dtype in slots.items() if dtype in FLOAT_DTYPES}
     float_only = frozenset(slot for slot in float_slots
                            if spec.allowed.get(slot.attr) and DT_HALF not in spec.allowed[slot.attr])
-    return Signature(inputs, outputs, slots, spec.calls_function, has_state, float_slots, float_only)
+    has_variant = any(p.dtype == DT_VARIANT for p in inputs + outputs)
+    return Signature(inputs, outputs, slots, spec.calls_function, has_state, has_variant, float_slots, float_only)
 
 
 def _expand(args, values, slots, fixed_only):
