@@ -409,3 +409,26 @@ def test_already_half_ops_are_untouched_and_a_gray_op_after_their_cast_follows_t
     assert dtype_of(result.graph_def, "square32") == FP16
     assert data_inputs(result.graph_def, "square32") == ["relu16"]
     assert added_casts(result.graph_def) == []
+
+
+def test_gray_looks_through_widening_casts_only():
+    """FE looks through a Cast that widens a reduced float to float32. A Cast to or from an integer, or a narrowing
+    Cast the user wrote, is itself the producer a gray op follows (ASCEND_BEHAVIOUR §3, research §3.1); the
+    widening case is test_already_half_ops_are_untouched_and_a_gray_op_after_their_cast_follows_them."""
+    def fn():
+        x = _x()
+        product = tf.matmul(x, _const((8, 8), "w"), name="mm")                       # white: float16
+        as_int = tf.cast(tf.cast(product, tf.int32, name="to_int"), tf.float32, name="from_int")
+        tf.math.add(as_int, 1.0, name="after_int")
+        mean = tf.reduce_mean(x, axis=1, keepdims=True, name="mean")               # black: float32
+        narrowed = tf.cast(tf.cast(mean, tf.float16, name="to16"), tf.float32, name="to32")
+        tf.math.add(narrowed, 1.0, name="after_narrowing")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    report = result.report
+    assert report.by_name("mm").decision == "float16" and report.by_name("mean").decision == "float32"
+    assert report.by_name("after_int").decision == "float32"
+    assert report.followed["after_int"] == "from_int"
+    assert report.by_name("after_narrowing").decision == "float16"
+    assert report.followed["after_narrowing"] == "to16"
+    assert_idempotent(result, mode("mixed_float16"))

@@ -151,15 +151,19 @@ class Decider:
                 follow[(node.name, port_index)] = REDUCED if dtype in REDUCED_DTYPES else FP32
 
     def _producer_class(self, tensor, follow):
-        """Follow class and name of the op a gray op follows: looks through Identity and non-black Casts."""
+        """Follow class and name of the op a gray op follows: looks through Identity and through non-black Casts
+        that widen a reduced float to float32 (FE's look-through). Any other Cast is the producer itself: one to
+        or from an integer, or a narrowing Cast the user wrote to choose the dtype."""
         nodes = self.graph.nodes
         while True:            # terminates: the graph passed the topological check, so no Identity/Cast cycle
             producer = nodes[tensor.node]
             if producer.op not in LOOK_THROUGH_OPS or not producer.inputs:
                 break
-            if producer.op == "Cast" and MARKER not in producer.node_def.attr and \
-                    self._facts(producer).list_name == "black":
-                break
+            if producer.op == "Cast":
+                attrs = producer.node_def.attr
+                if attrs["DstT"].type != DT_FLOAT or attrs["SrcT"].type not in REDUCED_DTYPES or \
+                        (MARKER not in attrs and self._facts(producer).list_name == "black"):
+                    break
             tensor = producer.inputs[0]
         return follow.get((tensor.node, tensor.port), NEUTRAL), tensor.node
 
