@@ -125,12 +125,16 @@ def load_customize_dtypes(path):
     """Parse a customize_dtypes file; raises NpuConfigError naming the file and line when it is wrong."""
     try:
         with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+            text = handle.read()
     except (OSError, UnicodeDecodeError) as err:
         raise NpuConfigError(f"customize_dtypes [{path}]: The customize file does not exist or its access "
                              f"permission is denied ({err}).") from None
+    if text.startswith("\ufeff"):
+        config_warning(f"customize_dtypes [{path}]: the file starts with a UTF-8 byte order mark; it is skipped here, "
+                       "but save the file without one: otherwise line 1's node name or OpType starts with it.")
+        text = text[1:]
     by_name, by_type = {}, {}
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         rule = _parse_line(path, number, line.strip())

@@ -44,8 +44,9 @@ _ACTION_WORDS = {"black-list.to-add": "add black list", "white-list.to-add": "ad
 
 
 def _read_text(path):
+    """The file's text; a UTF-8 byte order mark (Windows editors write one) is skipped, as the real JSON parser does."""
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:
             return handle.read()
     except (OSError, UnicodeDecodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)

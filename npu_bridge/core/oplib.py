@@ -144,7 +144,7 @@ def available_socs(root):
 
 def _read_json(path):
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")     # a byte order mark is skipped, as by the real parser
     except (OSError, UnicodeDecodeError) as err:
         raise NpuConfigError(f"operator library file {path} cannot be read: {err}") from None
     try:

@@ -69,6 +69,14 @@ def test_later_duplicates_are_ignored_with_a_warning(tmp_path):
     assert any("line 4" in m and "already set on line 3" in m for m in messages)
 
 
+def test_a_byte_order_mark_is_skipped_with_a_warning(tmp_path):
+    path = tmp_path / "customize_dtypes.cfg"
+    path.write_text(MODELZOO_FILE, encoding="utf-8-sig")
+    with pytest.warns(NpuConfigWarning, match="byte order mark"):
+        rules = load_customize_dtypes(str(path))
+    assert rules.rule_for("dense/MatMul", ["MatMulV2"]).line == 1
+
+
 def test_blank_lines_are_skipped(tmp_path):
     rules = load_customize_dtypes(write(tmp_path, "\nOpType::Add:OutputDtype:float16\n\n"))
     assert rules.rule_for("add", ["Add"]).line == 2

@@ -100,6 +100,13 @@ def test_seed_a_moved_from_white_to_black(tmp_path):
     assert lists.list_of("MatMulV2") is ListName.BLACK
 
 
+def test_a_byte_order_mark_is_skipped_like_the_real_json_parser(tmp_path):
+    path = tmp_path / "mixlist.json"
+    path.write_text(json.dumps({"black-list": {"to-add": ["MatMulV2"]}}), encoding="utf-8-sig")
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert lists_for(str(path)).list_of("MatMulV2") is ListName.BLACK
+
+
 def test_seed_a_removed_from_white_and_added_to_black(tmp_path):
     path = write(tmp_path, {"black-list": {"to-add": ["MatMulV2"]}, "white-list": {"to-remove": ["MatMulV2"]}})
     lists = lists_for(path)
@@ -262,6 +269,17 @@ def test_lists_use_the_edited_library_from_ascend_opp_path(tmp_path, monkeypatch
     lists = build_precision_lists(NpuOptions(mode=PrecisionMode.MIXED_FP16))
     assert lists.list_of("Add") is ListName.BLACK
     assert str(tmp_path / "opp") in lists.origin("Add")
+
+
+def test_an_edited_library_saved_with_a_byte_order_mark_loads(tmp_path, monkeypatch):
+    config = Path("built-in", "op_impl", "ai_core", "tbe", "config", "ascend910")
+    shutil.copytree(BUILTIN_ROOT / config, tmp_path / "opp" / config)
+    lib_file = tmp_path / "opp" / config / "aic-ascend910-ops-info.json"
+    data = json.loads(lib_file.read_text())
+    data["Add"]["precision_reduce"] = {"flag": "false"}
+    lib_file.write_text(json.dumps(data), encoding="utf-8-sig")
+    monkeypatch.setenv("ASCEND_OPP_PATH", str(tmp_path / "opp"))
+    assert build_precision_lists(NpuOptions(mode=PrecisionMode.MIXED_FP16)).list_of("Add") is ListName.BLACK
 
 
 def test_910b_lists(tmp_path):
