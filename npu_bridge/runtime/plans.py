@@ -18,6 +18,7 @@ ITERATIONS_ATTR = "_npu_iterations_per_loop"
 _LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.IndexedSlices)
 _MAX_CACHED_PLANS = 512
 _HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
+PASS_MARKER = "_npu_bridge"         # "cast" on every Cast the precision pass added (docs/DESIGN.md core.precision)
 
 
 def plan_key(fetches, feed_dict):
@@ -204,7 +205,8 @@ def _feed_targets(program, tensor):
 
     When the NPU holds the user tensor in a reduced dtype, its float32 original may still be read directly (the
     pass lets float32 readers of select/copy ops skip a Cast pair), so a value fed there is first rounded
-    through the reduced dtype: every reader sees what the NPU would hold.
+    through the reduced dtype: every reader sees what the NPU would hold. Readers the pass moved to another
+    tensor holding the same value are reached there too (see `_moved_readers`).
     """
     ref = program.result.tensor_map.get(tensor.name)
     names = [ref.name] if ref is not None else []
@@ -219,7 +221,91 @@ def _feed_targets(program, tensor):
             continue
         dtype = np.dtype(inner.dtype.base_dtype.as_numpy_dtype)
         targets.append((inner, dtype, rounding if rounding is not None and rounding != dtype else None))
+    for inner in _moved_readers(program, tensor, {t.name for t, _, _ in targets}):
+        dtype = np.dtype(inner.dtype.base_dtype.as_numpy_dtype)
+        targets.append((inner, dtype, dtype))
     return targets
+
+
+def _added_by_pass(op):
+    try:
+        return op.type == "Cast" and op.get_attr(PASS_MARKER) == b"cast"
+    except ValueError:
+        return False
+
+
+def _moved_readers(program, tensor, reached):
+    """Inner tensors that must also take a value fed to user tensor `tensor`.
+
+    The pass may let a reader skip a user's widening Cast and read the reduced tensor before it (the same values),
+    or read a user's Cast of another tensor instead of adding its own. A value fed to a tensor must reach every one
+    of its readers, and no op that read neither it nor Casts of it: the tensor before a skipped Cast is fed too when
+    the Cast is its only reader; otherwise the feed cannot be placed, and this says so rather than returning a
+    wrong result.
+    """
+    user_graph, inner_graph = tensor.graph, program.graph
+    moved = []
+    for reader in tensor.consumers():
+        try:
+            inner_reader = inner_graph.get_operation_by_name(reader.name)
+        except KeyError:
+            continue
+        for index, source in enumerate(reader.inputs):
+            if source is not tensor:
+                continue
+            inner = inner_reader.inputs[index]
+            if _reads_through_casts(inner, reached):
+                continue        # the reader still takes the fed value (through Casts, possibly the user's own)
+            while _added_by_pass(inner.op):
+                inner = inner.op.inputs[0]
+            if inner in moved:
+                continue
+            try:
+                user_source = user_graph.get_tensor_by_name(inner.name)
+            except KeyError:
+                user_source = None
+            if user_source is None or user_source.consumers() != [tensor.op]:
+                raise _unplaceable_feed(tensor, reader.name, inner.name)
+            moved.append(inner)
+    for name in reached:
+        for reader in _inner_readers(inner_graph.get_tensor_by_name(name)):
+            try:
+                user_reader = user_graph.get_operation_by_name(reader.name)
+            except KeyError:
+                continue        # a Cast the runtime added for a fetch
+            if not any(_derived_by_casts(source, tensor) for source in user_reader.inputs):
+                raise _unplaceable_feed(tensor, reader.name, name)
+    return moved
+
+
+def _derived_by_casts(source, tensor):
+    """Is user tensor `source` the user tensor `tensor`, or a chain of Casts of it?"""
+    while source is not tensor and source.op.type == "Cast":
+        source = source.op.inputs[0]
+    return source is tensor
+
+
+def _reads_through_casts(inner, reached):
+    while inner.name not in reached and inner.op.type == "Cast":
+        inner = inner.op.inputs[0]
+    return inner.name in reached
+
+
+def _inner_readers(tensor):
+    """Ops reading `tensor` in the inner graph, seen through the Casts the pass added."""
+    for op in tensor.consumers():
+        if _added_by_pass(op):
+            yield from _inner_readers(op.outputs[0])
+        else:
+            yield op
+
+
+def _unplaceable_feed(tensor, reader, inner):
+    return errors.InvalidArgumentError(
+        None, None,
+        f"NpuOptimizer emulation cannot feed '{tensor.name}': the precision pass made op '{reader}' read "
+        f"'{inner}' in its place (the same values, one Cast fewer), and a value fed there would reach other ops "
+        "too. Feed a tensor before or after it, or run with precision_mode 'must_keep_origin_dtype'.")
 
 
 def _connection(program, user_graph, source, destination):

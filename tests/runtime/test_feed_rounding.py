@@ -1,7 +1,9 @@
 """A value fed into a tensor the NPU holds in float16 reaches every reader rounded, as the NPU would hold it."""
 import numpy as np
+import pytest
 import tensorflow as tf
 
+from npu_bridge.runtime import last_report
 from npu_test_support import fp16
 
 from .conftest import npu_config
@@ -21,3 +23,78 @@ def test_fed_pool_output_reaches_float32_readers_rounded(graph):
     want = np.float32(fp16(fed).sum())
     assert fp16(0.1) != np.float32(0.1)
     assert got == want and got_partial == want
+
+
+def test_fed_widening_cast_reaches_the_readers_that_skip_it(graph):
+    """Softmax follows float16 through the user's fp16 -> fp32 Cast and reads the float16 MatMul before it (the
+    same values, one Cast fewer): a value fed to the Cast's output must still reach it, as in plain TensorFlow."""
+    x = tf.compat.v1.placeholder(tf.float32, [2, 4], name="x")
+    product = tf.matmul(tf.cast(x, tf.float16), tf.constant(np.eye(4, dtype=np.float16)), name="m16")
+    widened = tf.cast(product, tf.float32, name="c32")
+    softmax = tf.nn.softmax(widened, name="sm")
+    feeds = {x: np.arange(8, dtype=np.float32).reshape(2, 4), widened: np.zeros((2, 4), np.float32)}
+    with tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
+        assert last_report(sess).by_name("sm").decision == "float16"
+        got = sess.run(softmax, feeds)
+        only_cast = sess.run(softmax, {widened: np.zeros((2, 4), np.float32)})
+    np.testing.assert_array_equal(got, np.full((2, 4), 0.25, np.float32))
+    np.testing.assert_array_equal(only_cast, got)
+
+
+def _training_graph():
+    rng = np.random.default_rng(0)
+    x = tf.compat.v1.placeholder(tf.float32, [8, 6], name="x")
+    labels = tf.compat.v1.placeholder(tf.int32, [8], name="labels")
+    w1 = tf.compat.v1.Variable(rng.normal(size=(6, 8)).astype(np.float32) * 0.5, name="w1")
+    w2 = tf.compat.v1.Variable(rng.normal(size=(8, 3)).astype(np.float32) * 0.5, name="w2")
+    hidden = tf.tanh(tf.nn.relu(tf.matmul(x, w1)), name="hidden")
+    rounded = tf.cast(tf.cast(hidden, tf.float16, name="c16"), tf.float32, name="c32")
+    logits = tf.matmul(rounded, w2, name="logits")
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits), name="loss")
+    fetches = [loss, *tf.gradients(loss, [w1, w2])]
+    feeds = {x: rng.normal(size=(8, 6)).astype(np.float32), labels: np.arange(8) % 3}
+    return fetches, feeds
+
+
+def test_every_float_tensor_of_a_training_graph_can_be_fed(graph):
+    """Feeding any intermediate tensor changes the results as in plain TensorFlow (up to float16 rounding), in
+    every mode that moves readers around: never silently ignored."""
+    fetches, feeds = _training_graph()
+    candidates = [t for op in graph.get_operations() for t in op.outputs
+                  if t.dtype in (tf.float32, tf.float16) and op.type not in ("VariableV2", "Const", "Placeholder")
+                  and graph.is_feedable(t) and t.shape.is_fully_defined()]
+    assert len(candidates) > 20
+    init = tf.compat.v1.global_variables_initializer()
+    sessions = {"plain": tf.compat.v1.Session()}
+    for v1 in ("allow_mix_precision", "force_fp16"):
+        sessions[v1] = tf.compat.v1.Session(config=npu_config(None, precision_mode=v1))
+    for sess in sessions.values():
+        sess.run(init)
+    try:
+        for tensor in candidates:
+            value = np.random.default_rng(5).uniform(0.25, 0.75, tensor.shape).astype(tensor.dtype.as_numpy_dtype)
+            want = sessions["plain"].run(fetches, {**feeds, tensor: value})
+            untouched = sessions["plain"].run(fetches, feeds)
+            for name in ("allow_mix_precision", "force_fp16"):
+                got = sessions[name].run(fetches, {**feeds, tensor: value})
+                for expected, actual, before in zip(want, got, untouched):
+                    scale = np.abs(expected).max() + 1e-3
+                    # float16 keeps 11 significant bits; the gradients go through two float16 MatMuls.
+                    assert np.abs(actual - expected).max() <= 0.02 * scale, (name, tensor.name)
+    finally:
+        for sess in sessions.values():
+            sess.close()
+
+
+def test_a_feed_the_rewrite_cannot_place_is_refused(graph):
+    """The pass lets a white MatMul read the user's own float16 Cast of x instead of adding one: a value fed to that
+    Cast would reach the MatMul, which never read it, so the run says so instead of returning a wrong result."""
+    x = tf.compat.v1.placeholder(tf.float32, [2, 4], name="x")
+    user_half = tf.cast(x, tf.float16, name="user_half")
+    tf.identity(user_half, name="kept")
+    product = tf.matmul(x, tf.ones([4, 4]), name="mm")
+    with tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
+        sess.run(product, {x: np.ones((2, 4), np.float32)})
+        assert not any(cast.startswith("x-0-") for cast in last_report(sess).by_name("mm").casts)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'user_half:0'.*op 'mm'"):
+            sess.run(product, {x: np.ones((2, 4), np.float32), user_half: np.zeros((2, 4), np.float16)})
