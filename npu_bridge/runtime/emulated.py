@@ -4,7 +4,8 @@ The user's tf.Graph stays the session's graph and is only read. Each run checks 
 integer compare); when it changed, the graph is rewritten again and the Program extended or rebuilt. A graph
 still empty or filled after the session was created is fine: nothing is rewritten before the first run.
 The precision lists (operator library + modify_mixlist) and the customize_dtypes file are read when the session
-is created, so a missing or malformed file fails there, as every other configuration error does.
+is created, once: a missing or malformed file fails there, as every other configuration error does, and later
+edits or deletions of the files do not change a running session.
 """
 import threading
 import weakref
@@ -37,8 +38,7 @@ class EmulatedSession:
         self.graph = graph
         self.options = options
         self.lists = build_precision_lists(options)
-        if options.customize_dtypes:
-            load_customize_dtypes(options.customize_dtypes)
+        self.customize = load_customize_dtypes(options.customize_dtypes) if options.customize_dtypes else None
         self.target = target
         self.config = inner_config(config)
         self.closed = False
@@ -140,7 +140,7 @@ class EmulatedSession:
             program = self.program
             if program is not None and program.version == version:
                 return program
-            result = rewrite(graph_def, self.options, lists=self.lists, log=False)
+            result = rewrite(graph_def, self.options, lists=self.lists, customize=self.customize, log=False)
             if program is None:
                 program, how = Program(result, version, self.target, self.config), "built"
             elif program.can_extend_to(result, nodes := fingerprints(result.graph_def)):

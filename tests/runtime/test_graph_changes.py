@@ -1,9 +1,12 @@
 """The user's graph is only read; sessions follow it as it grows, never losing variable state."""
 import logging
+import warnings
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
+from npu_bridge.core.errors import NpuConfigWarning
 from npu_bridge.runtime import last_report
 from npu_bridge.runtime.program import Program
 
@@ -157,3 +160,26 @@ def test_rebuild_warns_that_iterators_and_queues_start_over(graph, caplog):
         assert sess._npu_emulation.program is not program, "the user Cast changed the existing MatMul's inputs"
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("start over" in message and "OneShotIterator" in message for message in warnings), warnings
+
+
+def test_the_customize_dtypes_file_is_read_once_when_the_session_is_created(graph, tmp_path):
+    """Rewrites after the graph grows use the rules read at creation: editing or deleting the file later changes
+    nothing, and its warnings are not repeated on every rewrite."""
+    path = tmp_path / "customize.cfg"
+    path.write_text("OpType::MatMulV2:OutputDtype:float32\nOpType::MatMulV2:OutputDtype:float16\n")
+    x = tf.compat.v1.placeholder(tf.float32, [2, 2], name="x")
+    first = tf.matmul(x, tf.ones([2, 2]), name="first")
+    config = npu_config("mixed_float16", customize_dtypes=str(path))
+    with pytest.warns(NpuConfigWarning, match="already set on line 1") as caught:
+        sess = tf.compat.v1.Session(config=config)
+    with sess:
+        sess.run(first, {x: np.ones((2, 2), np.float32)})
+        path.unlink()
+        second = tf.matmul(first, tf.ones([2, 2]), name="second")      # the graph grows: rewritten again
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", NpuConfigWarning)
+            sess.run(second, {x: np.ones((2, 2), np.float32)})
+        report = last_report(sess)
+    assert len([w for w in caught if "already set" in str(w.message)]) == 1
+    for name in ("first", "second"):
+        assert "customize_dtypes line 1" in report.by_name(name).reason

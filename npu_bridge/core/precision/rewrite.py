@@ -103,8 +103,12 @@ class PassContext:
         return self.customize.rule_for(node.name, facts.ir_candidates)
 
 
-def rewrite(graph_def, options, *, lists=None, log=True):
+def rewrite(graph_def, options, *, lists=None, customize=None, log=True):
     """Apply the NPU precision rules of `options` to a copy of `graph_def`; see docs/DESIGN.md core.precision.
+
+    `lists` and `customize` (the parsed modify_mixlist lists and customize_dtypes file) are read from the files
+    `options` names when not given; a session passes the ones it read when it was created, so its files are read
+    once and warned about once however often its graph is rewritten.
 
     `log=False` leaves the one-line summary to the caller (the runtime adds how the graph was built; the CLI
     prints it itself), so each rewrite is logged exactly once.
@@ -113,8 +117,9 @@ def rewrite(graph_def, options, *, lists=None, log=True):
         from npu_bridge.core.mixlist import build_precision_lists
 
         lists = build_precision_lists(options)
-    customize = None
-    if options.customize_dtypes and options.mode.name != "KEEP_ORIGIN":
+    if not options.customize_dtypes or options.mode.name == "KEEP_ORIGIN":
+        customize = None
+    elif customize is None:
         from npu_bridge.core.customize_dtypes import load_customize_dtypes
 
         customize = load_customize_dtypes(options.customize_dtypes)
