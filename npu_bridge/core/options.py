@@ -171,15 +171,22 @@ def options_from_config(config):
     entries = list(config.graph_options.rewrite_options.custom_optimizers)
     ours = [entry for entry in entries if entry.name == OPTIMIZER_NAME]
     for entry in entries:
-        if entry.name != OPTIMIZER_NAME and entry.name.replace("_", "").lower() in ("npuoptimizer", "npuoptimiser"):
-            config_warning(f"custom optimizer '{entry.name}' is ignored: the Ascend adapter only reads the entry "
+        near = entry.name.strip().replace("_", "").lower() in ("npuoptimizer", "npuoptimiser")
+        if entry.name != OPTIMIZER_NAME and near:
+            config_warning(f"custom optimizer {entry.name!r} is ignored: the Ascend adapter only reads the entry "
                            f"named exactly '{OPTIMIZER_NAME}'.")
     if not ours:
         return None
-    if len(ours) > 1:
-        config_warning(f"the ConfigProto has {len(ours)} custom optimizers named '{OPTIMIZER_NAME}'; "
-                       "like the real adapter, the last one's settings win.")
-    return options_from_parameter_map(ours[-1].parameter_map)
+    if len(ours) == 1:
+        return options_from_parameter_map(ours[0].parameter_map)
+    # The adapter reads every entry of that name in order, each key it finds overwriting the value read before.
+    merged = {}
+    for entry in ours:
+        merged.update(entry.parameter_map)
+    config_warning(f"the ConfigProto has {len(ours)} custom optimizers named '{OPTIMIZER_NAME}'; like the real "
+                   "adapter, their parameter_maps are merged in order, a later entry's value winning for a key both "
+                   "set.")
+    return options_from_parameter_map(merged)
 
 
 def _which_field(value):

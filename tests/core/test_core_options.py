@@ -37,6 +37,30 @@ def test_only_the_exact_name_is_read_and_near_misses_warn():
         assert options_from_config(config) is None
 
 
+def test_a_name_with_stray_whitespace_is_a_near_miss_too():
+    config = tf.compat.v1.ConfigProto()
+    config.graph_options.rewrite_options.custom_optimizers.add().name = "NpuOptimizer "
+    with pytest.warns(NpuConfigWarning, match="'NpuOptimizer ' is ignored"):
+        assert options_from_config(config) is None
+
+
+def test_several_npu_optimizer_entries_are_merged_key_by_key_in_order():
+    """The adapter loops over every entry named NpuOptimizer and each key it finds overwrites the earlier value."""
+    config = tf.compat.v1.ConfigProto()
+    first = config.graph_options.rewrite_options.custom_optimizers.add()
+    first.name = "NpuOptimizer"
+    first.parameter_map["precision_mode"].s = b"allow_mix_precision"
+    first.parameter_map["iterations_per_loop"].i = 5
+    second = config.graph_options.rewrite_options.custom_optimizers.add()
+    second.name = "NpuOptimizer"
+    second.parameter_map["use_off_line"].b = True
+    second.parameter_map["iterations_per_loop"].i = 10
+    with pytest.warns(NpuConfigWarning, match="merged in order"):
+        opts = options_from_config(config)
+    assert opts.mode is PrecisionMode.MIXED_FP16 and opts.mode_name == "allow_mix_precision"
+    assert opts.iterations_per_loop == 10 and opts.use_off_line is True
+
+
 def test_seed_example_precision_mode_v2():
     opts = options(use_off_line=True, precision_mode_v2="mixed_float16")
     assert opts.mode is PrecisionMode.MIXED_FP16
