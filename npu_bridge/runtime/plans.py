@@ -85,7 +85,9 @@ class FeedSlot:
     def convert(self, value):
         """The fed value as the user's dtype, with TensorFlow's own checks and messages."""
         if isinstance(value, session_ops.TensorHandle):
-            return value.to_numpy_array()
+            # TensorFlow resolves a fed handle inside the session that holds its tensor; the inner session's C++
+            # callable cannot, and its rounding must see the values, so the handle is read back first.
+            value = value.eval()
         if isinstance(value, tf.Tensor):
             raise TypeError(
                 "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include Python scalars, "

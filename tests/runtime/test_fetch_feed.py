@@ -179,3 +179,5 @@ def test_session_handles_keep_tensors_in_the_emulated_session(model):
     np.testing.assert_array_equal(handle.eval(), Y16)
     holder, stored = tf.compat.v1.get_session_tensor(handle.handle, tf.float32)
     np.testing.assert_array_equal(sess.run(stored * 2.0, {holder: handle.handle}), 2 * Y16)
+    # A handle is also a feed value for any tensor of its dtype (TensorFlow resolves it from the session's state).
+    np.testing.assert_array_equal(sess.run(y, {x: sess.run(tf.compat.v1.get_session_handle(x + 0.0), {x: X})}), Y16)
