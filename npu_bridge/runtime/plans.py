@@ -120,10 +120,13 @@ class Plan:
         self.owner = owner  # weakref to the user's session: fetched session handles belong to it
         self.simple_feeds = simple_feeds  # feed_dict.values() line up with the slots (no tuple / sparse keys)
         self.slots = [_feed_slot(program, user_graph, key) for key in feed_keys]
+        fed = {slot.user_tensor.ref(): i for i, slot in enumerate(self.slots)}
+        for i, slot in enumerate(self.slots):
+            if fed[slot.user_tensor.ref()] != i:
+                slot.targets = []   # a later key names the same tensor ("x:0" and x): its value wins, as in TensorFlow
         # CallableOptions.tensor_connection (tf.keras feeds a placeholder from a tensor): inner (from, to) names.
         self.connections = [pair for source, destination in connections
                             for pair in _connection(program, user_graph, source, destination)]
-        fed = {slot.user_tensor.ref(): i for i, slot in enumerate(self.slots)}
         with user_graph.as_default():
             self.mapper = tf_session._FetchMapper.for_fetch(fetches)
         self.sources, self.fetches, self.targets = [], [], []

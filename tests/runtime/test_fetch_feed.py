@@ -39,6 +39,13 @@ def test_nested_fetch_structures_come_back_in_shape(model):
     assert out["op"] is None
 
 
+def test_a_tensor_fed_under_two_keys_takes_the_later_value(model):
+    sess, x, y, _ = model
+    got = sess.run([y, x], {x: np.zeros_like(X), "x:0": X})
+    np.testing.assert_array_equal(got[0], Y16)
+    np.testing.assert_array_equal(got[1], X)
+
+
 def test_names_as_strings_for_fetches_and_feeds(model):
     sess, *_ = model
     np.testing.assert_array_equal(sess.run("y:0", {"x:0": X}), Y16)
