@@ -12,6 +12,7 @@ from tensorflow.python.client import session as tf_session
 from tensorflow.python.framework import error_interpolation
 
 _INTERNAL_NAME = re.compile(r"([^\s'\"{}\[\](),]+?)-\d+-CastTo\w+?-NpuBridge(?:Fetch)?(?![\w-])")
+_HEADER = "Graph execution error:"
 _REORDERED_CAST = re.compile(r"(/|(?<![^\s'\"{}\[\](),]))ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_"
                              r"(?:float|half|bfloat16|double)_")
 
@@ -27,6 +28,8 @@ def user_name(name):
 def translate(error, user_graph):
     """A copy of OpError `error` naming the user's ops of `user_graph` instead of internal nodes."""
     message = user_name(error.message)
+    if message.startswith(_HEADER):     # partial_run errors come interpolated once already by the inner session
+        message = message[len(_HEADER):].lstrip("\n")
     op = None
     match = tf_session.BaseSession._NODEDEF_NAME_RE.search(message)
     if match is not None:

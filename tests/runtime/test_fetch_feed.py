@@ -156,6 +156,11 @@ def test_partial_run(model):
     handle = sess.partial_run_setup([y, total], [x])
     np.testing.assert_array_equal(sess.partial_run(handle, y, {x: X}), Y16)
     assert sess.partial_run(handle, total) == pytest.approx(Y16.sum(), rel=1e-3)
+    again = sess.partial_run_setup([y], [x])
+    with pytest.raises(tf.errors.InvalidArgumentError) as caught:
+        sess.partial_run(again, total, {x: X})
+    assert caught.value.message.count("Graph execution error") <= 1
+    assert "was not specified in partial_run_setup" in caught.value.message
 
 
 def test_callable_from_options_as_tf_keras_builds_it(model):
