@@ -151,9 +151,9 @@ class Decider:
                 follow[(node.name, port_index)] = REDUCED if dtype in REDUCED_DTYPES else FP32
 
     def _producer_class(self, tensor, follow):
-        """Follow class and name of the op a gray op follows: looks through Identity and through non-black Casts
-        that widen a reduced float to float32 (FE's look-through). Any other Cast is the producer itself: one to
-        or from an integer, or a narrowing Cast the user wrote to choose the dtype."""
+        """Follow class and name of the op a gray op follows: looks through Identity and non-black Casts between
+        float dtypes (FE's look-through). A Cast to or from an integer or bool is the producer itself: the values
+        after it no longer carry the precision of the op before it."""
         nodes = self.graph.nodes
         while True:            # terminates: the graph passed the topological check, so no Identity/Cast cycle
             producer = nodes[tensor.node]
@@ -161,7 +161,7 @@ class Decider:
                 break
             if producer.op == "Cast":
                 attrs = producer.node_def.attr
-                if attrs["DstT"].type != DT_FLOAT or attrs["SrcT"].type not in REDUCED_DTYPES or \
+                if attrs["DstT"].type not in FLOAT_DTYPES or attrs["SrcT"].type not in FLOAT_DTYPES or \
                         (MARKER not in attrs and self._facts(producer).list_name == "black"):
                     break
             tensor = producer.inputs[0]
