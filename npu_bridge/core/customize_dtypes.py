@@ -14,6 +14,7 @@ a hint, since the documentation's example shows such lines but the parser has no
 from dataclasses import dataclass
 
 from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.mixlist import warn_about_op_types
 from npu_bridge.core.options import config_warning
 
 _TYPE_PREFIX = "OpType::"
@@ -121,8 +122,12 @@ def _parse_line(path, number, line):
     return DtypeRule(inputs=inputs, outputs=outputs, line=number, by=by, target=target.strip())
 
 
-def load_customize_dtypes(path):
-    """Parse a customize_dtypes file; raises NpuConfigError naming the file and line when it is wrong."""
+def load_customize_dtypes(path, library=None):
+    """Parse a customize_dtypes file; raises NpuConfigError naming the file and line when it is wrong.
+
+    With the session's operator `library`, OpType lines naming a TensorFlow op type the engine renames, or a type
+    the library does not know, are warned about: they pin nothing, here as on hardware.
+    """
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -145,4 +150,7 @@ def load_customize_dtypes(path):
                            f"line {first}; like the Ascend parser, the later line is ignored.")
             continue
         table[rule.target] = rule
+    if library is not None:
+        warn_about_op_types(((f"customize_dtypes [{path}] line {rule.line}", name) for name, rule in by_type.items()),
+                            library)
     return CustomizeDtypes(path, by_name, by_type)

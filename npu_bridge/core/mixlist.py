@@ -120,13 +120,18 @@ def _tf_name_note(name, library):
     return f"TF {name} ops become Ascend IR type {' / '.join(irs)} on {library.soc}"
 
 
-def _warn_about_names(path, actions, library):
-    for name in actions:
+def warn_about_op_types(entries, library):
+    """Warn about op type names a file gives that act on no TF op here or on hardware: TensorFlow names the engine
+    renames (MatMul is MatMulV2) and names the library does not know (the closest one suggested).
+
+    entries: (where, name) pairs; `where` starts the message, e.g. "modify_mixlist [path]".
+    """
+    for where, name in entries:
         note = _tf_name_note(name, library)
         if note:
             also = " (also an IR type of its own, which TF graphs do not produce)" if name in library.types else ""
-            config_warning(f"modify_mixlist [{path}]: '{name}' is a TensorFlow op type{also}: {note}; name that "
-                           "IR type to change them.")
+            config_warning(f"{where}: '{name}' is a TensorFlow op type{also}: {note}; name that IR type to change "
+                           "them.")
             continue
         if name in library.types:
             continue
@@ -135,8 +140,8 @@ def _warn_about_names(path, actions, library):
         if closest:
             closest_note = _tf_name_note(closest, library)
             hint = f" Did you mean '{closest}'?" + (f" ({closest_note})" if closest_note else "")
-        config_warning(f"modify_mixlist [{path}]: op type '{name}' is not in the {library.soc} operator library, "
-                       f"so this entry has no effect (the real adapter ignores it silently).{hint}")
+        config_warning(f"{where}: op type '{name}' is not in the {library.soc} operator library, so this entry has "
+                       f"no effect (the real adapter ignores it silently).{hint}")
 
 
 def load_mixlist(path, library):
@@ -144,7 +149,7 @@ def load_mixlist(path, library):
     data = _parse(path, _read_text(path))
     actions = _actions_per_op(path, data)
     _check_legal(path, actions)
-    _warn_about_names(path, actions, library)
+    warn_about_op_types(((f"modify_mixlist [{path}]", name) for name in actions), library)
     return {op_type: frozenset(combo) for op_type, combo in actions.items()}
 
 

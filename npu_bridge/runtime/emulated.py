@@ -38,7 +38,8 @@ class EmulatedSession:
         self.graph = graph
         self.options = options
         self.lists = build_precision_lists(options)
-        self.customize = load_customize_dtypes(options.customize_dtypes) if options.customize_dtypes else None
+        self.customize = load_customize_dtypes(options.customize_dtypes, self.lists.library) \
+            if options.customize_dtypes else None
         self.target = target
         self.config = inner_config(config)
         self.closed = False

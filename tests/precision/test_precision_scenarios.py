@@ -7,6 +7,7 @@ import tensorflow as tf
 from tensorflow.python.framework import function
 from tensorflow.python.ops import control_flow_util, list_ops
 
+from npu_bridge.core.errors import NpuConfigWarning
 from npu_bridge.core.precision import rewrite
 from npu_bridge.estimator.npu.npu_scope import keep_dtype_scope
 from precision_helpers import (
@@ -335,6 +336,24 @@ def test_customize_dtypes_by_type_and_by_name(tmp_path):
 
     origin = rewrite(build(fn), npu_options("origin", customize_dtypes=path))
     assert origin.report.n_casts == 0
+
+
+def test_customize_dtypes_tensorflow_op_names_pin_nothing_and_warn(tmp_path):
+    """On hardware TF MatMul runs as MatMulV2, so a line for OpType::MatMul pins nothing there, nor here."""
+    path = tmp_path / "dtypes.cfg"
+    path.write_text("OpType::MatMul:InputDtype:float16,float16,OutputDtype:float16\n"
+                    "OpType::MatMu1V2:InputDtype:float16,float16,OutputDtype:float16\n")
+
+    def fn():
+        tf.matmul(_x(), _const([8, 8], "w"), name="mm")
+
+    with pytest.warns(NpuConfigWarning) as caught:
+        result = rewrite(build(fn), npu_options(v1="force_fp32", customize_dtypes=path))
+    messages = [str(w.message) for w in caught]
+    assert any("line 1: 'MatMul' is a TensorFlow op type" in m and "MatMulV2" in m for m in messages)
+    assert any("line 2: op type 'MatMu1V2' is not in the ascend910 operator library" in m and
+               "Did you mean 'MatMulV2'?" in m for m in messages)
+    assert "customize_dtypes" not in result.report.by_name("mm").reason
 
 
 def test_mixlist_changes_the_lists(tmp_path):

@@ -100,7 +100,7 @@ class PassContext:
     def customize_rule(self, node, facts):
         if self.customize is None:
             return None
-        return self.customize.rule_for(node.name, facts.ir_candidates)
+        return self.customize.rule_for(node.name, _customizable(node.op, facts.ir_candidates))
 
 
 def rewrite(graph_def, options, *, lists=None, customize=None, log=True):
@@ -122,7 +122,7 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True):
     elif customize is None:
         from npu_bridge.core.customize_dtypes import load_customize_dtypes
 
-        customize = load_customize_dtypes(options.customize_dtypes)
+        customize = load_customize_dtypes(options.customize_dtypes, lists.library)
     work = graph_pb2.GraphDef()
     work.CopyFrom(graph_def)
     ctx = None
@@ -158,6 +158,17 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True):
     if log:
         tf_logging.info(report.summary())
     return RewriteResult(work, report, MappingProxyType(tensor_map))
+
+
+@lru_cache(maxsize=None)
+def _customizable(op_type, candidates):
+    """The IR types an OpType line may name for a TF op: not the TF op's own name when the engine renames it (a
+    line for MatMul pins nothing on hardware, where TF MatMul runs as MatMulV2; the loader warns about it)."""
+    from npu_bridge.core import tf_to_ir
+
+    if op_type in tf_to_ir.renamed_tf_types():
+        return tuple(c for c in candidates if c != op_type)
+    return candidates
 
 
 @lru_cache(maxsize=None)
