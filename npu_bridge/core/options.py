@@ -79,6 +79,8 @@ _KEYS_B = """use_off_line enable_data_pre_proc mix_compile_mode in_out_pair_flag
     enable_reduce_precision min_group_size"""
 # Written by NPUEstimator but read by no current adapter: known (no warning), never suggested as a spelling fix.
 _IGNORED_KEYS = ("enable_reduce_precision", "min_group_size")
+# Names from other Ascend tools that scripts put in parameter_map by mistake, too far from ours for difflib.
+_KEY_ALIASES = {"soc_version": "soc_config", "soc": "soc_config"}
 _KEYS_S = """in_out_pair job device_type soc_config local_device_list variable_placement
     precision_mode precision_mode_v2 modify_mixlist customize_dtypes op_precision_mode op_select_implmode
     optypelist_for_implmode experimental_accelerate_train_mode
@@ -223,7 +225,8 @@ def _read_parameter_map(parameter_map):
         expected = KNOWN_KEYS.get(key)
         if expected is None:
             suggestible = [known for known in KNOWN_KEYS if known not in _IGNORED_KEYS]
-            nearest = difflib.get_close_matches(key, suggestible, n=1, cutoff=0.75)
+            nearest = [_KEY_ALIASES[key]] if key in _KEY_ALIASES else \
+                difflib.get_close_matches(key, suggestible, n=1, cutoff=0.75)
             hint = f" Did you mean '{nearest[0]}'?" if nearest else ""
             config_warning(f"NpuOptimizer parameter_map key '{key}' is not an option the Ascend adapter reads; "
                            f"the real adapter ignores it silently, so it has no effect.{hint}")
@@ -252,8 +255,12 @@ def _allowed_list_error(key, value, allowed):
                                else ("precision_mode", PRECISION_MODE_VALUES))
     if value in other_values:
         hint = f" '{value}' is a {other_key} value: set it through parameter_map['{other_key}'] instead."
+    elif value.strip() != value or not value.isprintable():
+        hint = f" The value holds whitespace or invisible characters: {value!r}."
     else:
-        nearest = difflib.get_close_matches(value.lower(), allowed, n=1, cutoff=0.75)
+        # Never suggest a float16 mode for a bfloat16 spelling or the other way round ('bf16' is near 'fp16').
+        nearest = [name for name in difflib.get_close_matches(value.lower(), allowed, n=3, cutoff=0.75)
+                   if ("bf" in name) == ("bf" in value.lower())]
         hint = f" Did you mean '{nearest[0]}'?" if nearest else ""
     return NpuConfigError(f"NpuOptimizer: option {key} value '{value}' is invalid, it should be one of the "
                           f"list:[{listed}]{hint}")

@@ -202,6 +202,28 @@ def test_unknown_key_names_the_nearest_known_key():
     assert opts.raw["sump_mode"] == "all"
 
 
+def test_a_key_from_another_ascend_tool_names_ours():
+    with pytest.warns(NpuConfigWarning, match="Did you mean 'soc_config'"):
+        options(soc_version="Ascend910B3", precision_mode_v2="mixed_float16")
+
+
+@pytest.mark.parametrize("value, hint", [
+    ("mixed_float16\n", "invisible characters: 'mixed_float16\\n'"),
+    ("mixed_float16\u200b", "invisible characters"),
+    ("bf16", None),
+    ("mixed_float61", "Did you mean 'mixed_float16'"),
+])
+def test_bad_precision_values_get_a_hint_that_helps(value, hint):
+    with pytest.raises(NpuConfigError) as caught:
+        options(precision_mode_v2=value)
+    message = str(caught.value)
+    assert "is invalid, it should be one of the list" in message
+    if hint is None:
+        assert "Did you mean" not in message
+    else:
+        assert hint in message
+
+
 def test_unknown_key_without_a_near_one():
     with pytest.warns(NpuConfigWarning, match="'enable_auto_mix_precision' is not an option") as record:
         options(enable_auto_mix_precision=True)
