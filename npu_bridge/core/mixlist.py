@@ -60,7 +60,7 @@ def _parse(path, text):
         return json.loads(text)
     except json.JSONDecodeError as err:
         hint = ""
-        if "//" in text:
+        if text.startswith("//", err.pos):       # the parser stopped at a comment, not at a '//' inside a string
             hint = (" JSON has no comments: remove the // comments (the documentation's example shows them, "
                     "but the real parser rejects them too).")
         raise NpuConfigError(

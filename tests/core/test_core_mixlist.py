@@ -195,6 +195,13 @@ def test_not_json(tmp_path):
     assert "not in JSON format" in str(info.value) and "// comments" not in str(info.value)
 
 
+def test_a_double_slash_inside_a_string_is_not_taken_for_a_comment(tmp_path):
+    path = write(tmp_path, '{"black-list": {"to-add": ["MatMulV2"], "note": "see http://example.com"},}')
+    with pytest.raises(NpuConfigError, match="not in JSON format") as caught:
+        load_mixlist(path, load_op_library("ascend910"))
+    assert "comments" not in str(caught.value)
+
+
 def test_wrong_top_level_key(tmp_path):
     path = write(tmp_path, {"blacklist": {"to-add": ["Cast"]}})
     with pytest.raises(NpuConfigError, match=re.escape(
