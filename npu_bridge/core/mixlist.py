@@ -124,24 +124,41 @@ def warn_about_op_types(entries, library):
     """Warn about op type names a file gives that act on no TF op here or on hardware: TensorFlow names the engine
     renames (MatMul is MatMulV2) and names the library does not know (the closest one suggested).
 
-    entries: (where, name) pairs; `where` starts the message, e.g. "modify_mixlist [path]".
+    entries: (where, name) pairs; `where` starts the message, e.g. "modify_mixlist [path]". After
+    _MAX_NAME_WARNINGS warnings the rest are counted in one last warning (a list copied from another soc's library
+    can name thousands of types).
     """
+    unheard = []
     for where, name in entries:
-        note = _tf_name_note(name, library)
-        if note:
-            also = " (also an IR type of its own, which TF graphs do not produce)" if name in library.types else ""
-            config_warning(f"{where}: '{name}' is a TensorFlow op type{also}: {note}; name that IR type to change "
-                           "them.")
+        message = _name_problem(where, name, library)
+        if message is None:
             continue
-        if name in library.types:
-            continue
-        closest = library.closest(name)
-        hint = ""
-        if closest:
-            closest_note = _tf_name_note(closest, library)
-            hint = f" Did you mean '{closest}'?" + (f" ({closest_note})" if closest_note else "")
-        config_warning(f"{where}: op type '{name}' is not in the {library.soc} operator library, so this entry has "
-                       f"no effect (the real adapter ignores it silently).{hint}")
+        if len(unheard) < _MAX_NAME_WARNINGS:
+            config_warning(message)
+        unheard.append(name)
+    if len(unheard) > _MAX_NAME_WARNINGS:
+        rest = unheard[_MAX_NAME_WARNINGS:]
+        config_warning(f"{len(rest)} more op type names act on no op on {library.soc}, as above: "
+                       f"{', '.join(rest[:5])}, ...")
+
+
+_MAX_NAME_WARNINGS = 20
+
+
+def _name_problem(where, name, library):
+    note = _tf_name_note(name, library)
+    if note:
+        also = " (also an IR type of its own, which TF graphs do not produce)" if name in library.types else ""
+        return f"{where}: '{name}' is a TensorFlow op type{also}: {note}; name that IR type to change them."
+    if name in library.types:
+        return None
+    closest = library.closest(name)
+    hint = ""
+    if closest:
+        closest_note = _tf_name_note(closest, library)
+        hint = f" Did you mean '{closest}'?" + (f" ({closest_note})" if closest_note else "")
+    return (f"{where}: op type '{name}' is not in the {library.soc} operator library, so this entry has no effect "
+            f"(the real adapter ignores it silently).{hint}")
 
 
 def load_mixlist(path, library):

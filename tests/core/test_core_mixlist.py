@@ -259,6 +259,14 @@ def test_tensorflow_names_warn_with_the_ir_type(tmp_path, library, tf_name, ir):
     assert f"TF {tf_name} ops become Ascend IR type {ir}" in str(record[0].message)
 
 
+def test_many_unknown_names_are_summarised_after_twenty(tmp_path, library):
+    names = [f"NoSuchOp{i}" for i in range(500)]
+    with pytest.warns(NpuConfigWarning) as caught:
+        load_mixlist(write(tmp_path, {"black-list": {"to-add": names}}), library)
+    assert len(caught) == 21
+    assert "480 more op type names act on no op on ascend910" in str(caught[-1].message)
+
+
 def test_correct_names_do_not_warn(tmp_path, library, recwarn):
     path = write(tmp_path, {"black-list": {"to-add": ["ReduceSumD", "SoftmaxV2", "Add", "Mul", "Cast"]}})
     load_mixlist(path, library)
