@@ -10,7 +10,7 @@ import re
 import threading
 
 import tensorflow as tf
-from tensorflow.core.framework import graph_pb2
+from tensorflow.core.framework import graph_pb2, node_def_pb2
 from tensorflow.python.framework import importer
 
 from npu_bridge.runtime import state_transfer
@@ -38,8 +38,10 @@ class Program:
 
     def can_extend_to(self, result, node_blobs):
         """True when `result` (node_blobs: its fingerprints()) only adds nodes and functions to this program."""
-        if any(node_blobs.get(name) != blob for name, blob in self.nodes.items()):
-            return False
+        for name, blob in self.nodes.items():
+            new = node_blobs.get(name)
+            if new != blob and (new is None or _without_markers(new) != _without_markers(blob)):
+                return False
         for function in result.graph_def.library.function:
             known = self.functions.get(function.signature.name)
             if known is not None and known != function.SerializeToString(deterministic=True):
@@ -118,6 +120,23 @@ class Program:
     def close(self):
         self.plans = {}
         self.session.close()
+
+
+def _without_markers(blob):
+    """A serialized NodeDef without the attributes TensorFlow sets on existing ops that change nothing they do.
+
+    `_has_manual_control_dependencies` is set on an op when it becomes a control input of a new one (tf.group of a
+    train op, as set_iteration_per_loop does after the initializers ran); it only guides tf.function's automatic
+    control dependencies.
+    """
+    node = node_def_pb2.NodeDef.FromString(blob)
+    for name in _MARKER_ATTRS:
+        if name in node.attr:
+            del node.attr[name]
+    return node.SerializeToString(deterministic=True)
+
+
+_MARKER_ATTRS = ("_has_manual_control_dependencies",)
 
 
 def fingerprints(graph_def):

@@ -183,3 +183,22 @@ def test_the_customize_dtypes_file_is_read_once_when_the_session_is_created(grap
     assert len([w for w in caught if "already set" in str(w.message)]) == 1
     for name in ("first", "second"):
         assert "customize_dtypes line 1" in report.by_name(name).reason
+
+
+def test_grouping_a_train_op_after_the_initializers_ran_keeps_the_iterator(graph):
+    """tf.group marks the grouped op with _has_manual_control_dependencies, which changes nothing it does: a graph
+    grown that way (set_iteration_per_loop after the iterator's initializer, as ModelZoo scripts call it) extends
+    the running session instead of rebuilding it and losing the iterator's position."""
+    from npu_bridge.estimator.npu import util
+
+    iterator = tf.compat.v1.data.make_initializable_iterator(tf.data.Dataset.range(100))
+    total = tf.compat.v1.get_variable("total", initializer=tf.constant(0, tf.int64), use_resource=True)
+    step = tf.group(total.assign_add(iterator.get_next()), name="train")
+    with tf.compat.v1.Session(config=npu_config("mixed_float16", iterations_per_loop=4)) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(iterator.initializer)
+        program = sess._npu_emulation.current_program()
+        loop = util.set_iteration_per_loop(sess, step, 4)
+        sess.run(loop)
+        assert sess.run(total.read_value()) == 0 + 1 + 2 + 3
+        assert sess._npu_emulation.current_program() is program       # extended, not rebuilt
