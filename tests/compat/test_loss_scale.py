@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
 
+from npu_bridge.core.errors import NpuConfigWarning
 from npu_bridge.estimator.npu import npu_plugin
 from npu_bridge.estimator.npu.npu_loss_scale_manager import (
     ExponentialUpdateLossScaleManager,
@@ -90,6 +91,37 @@ def test_scale_shrinks_only_after_n_bad_steps_and_never_below_one():
         assert sess.run(w) == 1.0
 
 
+def test_bad_steps_need_not_be_consecutive_to_lower_the_scale():
+    """tf.contrib's rule, kept by the real manager: finite steps between overflows do not reset the bad count."""
+    manager = ExponentialUpdateLossScaleManager(1024.0, 1000, decr_every_n_nan_or_inf=2, decr_ratio=0.5)
+    _, g, _, _, train_op = _model(manager)
+    scales = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for value in (np.inf, 0.01, np.inf, 0.01, np.inf, 0.01, np.inf):
+            sess.run(train_op, {g: np.float32(value)})
+            scales.append(sess.run(manager.get_loss_scale()))
+    assert scales == [1024, 1024, 512, 512, 512, 512, 256]
+
+
+def test_arguments_the_real_manager_accepts_are_accepted_with_a_warning():
+    """ModelZoo's mlp.py passes (2**32, 1000, 2, 0.8): 0.8 lands in incr_ratio, and hardware runs it like that."""
+    with pytest.warns(NpuConfigWarning, match="incr_ratio 0.8 is below 1"):
+        manager = ExponentialUpdateLossScaleManager(2 ** 32, 1, 2, 0.8)
+    _, g, _, _, train_op = _model(manager)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train_op, {g: 0.01})
+        assert sess.run(manager.get_loss_scale()) == pytest.approx(2 ** 32 * 0.8)
+
+
+def test_fixed_manager_names_its_scale_loss_scale_and_reports_its_check():
+    manager = FixedLossScaleManager(16.0, enable_overflow_check=False)
+    assert tf.get_default_graph().get_tensor_by_name("loss_scale:0") is manager.get_loss_scale()
+    assert manager.get_enable_overflow_check() is False
+    assert ExponentialUpdateLossScaleManager(8, 2).get_enable_overflow_check() is True
+
+
 def test_scale_grows_after_n_good_steps():
     manager = ExponentialUpdateLossScaleManager(4.0, 3, incr_ratio=2)
     w, g, global_step, _, train_op = _model(manager)
@@ -134,17 +166,18 @@ def sat_mode():
     npu_plugin._device_sat_mode = None
 
 
-def test_saturation_mode_treats_fp16_overflow_as_overflow(sat_mode):
+def test_saturation_mode_applies_a_large_float32_gradient(sat_mode):
+    """On the NPU a float32 result overflows nothing, whatever its size; float16 overflow, which the emulator's
+    float16 ops turn into Inf, is caught in both modes (tests/acceptance/test_ported_script_features.py)."""
     sat_mode(npu_plugin.SATURATION_MODE)
     manager = FixedLossScaleManager(4.0)
     w, g, global_step, _, train_op = _model(manager)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        sess.run(train_op, {g: 65504.0})
-        assert sess.run(w) == 1.0
-        assert sess.run(global_step) == 0
-        sess.run(train_op, {g: 60000.0})
-        assert sess.run(w) == pytest.approx(1.0 - 60000.0)
+        sess.run(train_op, {g: 1e5})
+        assert sess.run(w) == pytest.approx(1.0 - 1e5)
+        sess.run(train_op, {g: np.float32(np.inf)})
+        assert sess.run(global_step) == 1
 
 
 def test_inf_nan_mode_applies_large_finite_gradients(sat_mode):

@@ -3,11 +3,16 @@
 A manager owns the loss scale and updates it from a per-step "all gradients finite" flag:
 - FixedLossScaleManager: constant scale; `enable_overflow_check=False` lets every step apply.
 - ExponentialUpdateLossScaleManager: after `incr_every_n_steps` finite steps in a row the scale is multiplied by
-  `incr_ratio` (unless that would pass 3.4e38 / incr_ratio); after `decr_every_n_nan_or_inf` overflowing steps
-  it is multiplied by `decr_ratio`, never below 1. The scale is a variable named `loss_scale` (tensor
-  `loss_scale:0`, which NPU scripts fetch and log).
+  `incr_ratio` (unless that would pass 3.4e38 / incr_ratio); after `decr_every_n_nan_or_inf` overflowing steps,
+  in a row or not (finite steps between them do not reset the count, as in tf.contrib's manager), it is
+  multiplied by `decr_ratio`, never below 1. Either change resets both counts. The scale is a variable named
+  `loss_scale` (tensor `loss_scale:0`, which NPU scripts fetch and log).
+Like the real classes, the exponential manager accepts any numbers; values that make the scale move the wrong
+way (an `incr_ratio` below 1, often a `decr_ratio` passed as the fourth positional argument) get a warning.
 """
 import tensorflow.compat.v1 as tf
+
+from npu_bridge.core.options import config_warning
 
 _FLOAT32_MAX = 3.4e38
 
@@ -18,15 +23,19 @@ class FixedLossScaleManager:
     def __init__(self, loss_scale, enable_overflow_check=True):
         if loss_scale < 1:
             raise ValueError("loss scale must be at least 1.")
-        self._loss_scale = float(loss_scale)
+        # Made here, as the real class does: scripts log it by name (get_tensor_by_name("loss_scale:0")).
+        self._loss_scale = tf.convert_to_tensor(loss_scale, dtype=tf.float32, name="loss_scale")
         self._enable_overflow_check = bool(enable_overflow_check)
 
     @property
     def enable_overflow_check(self):
         return self._enable_overflow_check
 
+    def get_enable_overflow_check(self):
+        return self._enable_overflow_check
+
     def get_loss_scale(self):
-        return tf.convert_to_tensor(self._loss_scale, dtype=tf.float32)
+        return self._loss_scale
 
     def update_loss_scale(self, finite_grads):
         return tf.no_op(name="fixed_loss_scale_update")
@@ -37,13 +46,7 @@ class ExponentialUpdateLossScaleManager:
 
     def __init__(self, init_loss_scale, incr_every_n_steps, decr_every_n_nan_or_inf=2, incr_ratio=2,
                  decr_ratio=0.8):
-        if init_loss_scale < 1:
-            raise ValueError("loss scale must be at least 1.")
-        if incr_every_n_steps < 1 or decr_every_n_nan_or_inf < 1:
-            raise ValueError(f"incr_every_n_steps ({incr_every_n_steps}) and decr_every_n_nan_or_inf "
-                             f"({decr_every_n_nan_or_inf}) must be at least 1")
-        if incr_ratio < 1 or not 0 < decr_ratio <= 1:
-            raise ValueError(f"incr_ratio must be >= 1 and decr_ratio in (0, 1], got {incr_ratio} and {decr_ratio}")
+        _warn_about_arguments(init_loss_scale, incr_every_n_steps, decr_every_n_nan_or_inf, incr_ratio, decr_ratio)
         self._incr_every_n_steps = int(incr_every_n_steps)
         self._decr_every_n_nan_or_inf = int(decr_every_n_nan_or_inf)
         self._incr_ratio = float(incr_ratio)
@@ -60,6 +63,9 @@ class ExponentialUpdateLossScaleManager:
     def enable_overflow_check(self):
         return True
 
+    def get_enable_overflow_check(self):
+        return True
+
     def get_loss_scale(self):
         return self._loss_scale
 
@@ -68,7 +74,7 @@ class ExponentialUpdateLossScaleManager:
         with tf.name_scope("update_loss_scale"):
             scale = tf.identity(self._loss_scale)
             good = tf.where(finite_grads, self._num_good_steps + 1, 0)
-            bad = tf.where(finite_grads, 0, self._num_bad_steps + 1)
+            bad = tf.where(finite_grads, self._num_bad_steps, self._num_bad_steps + 1)
             grow = tf.logical_and(finite_grads, good >= self._incr_every_n_steps)
             shrink = tf.logical_and(tf.logical_not(finite_grads), bad >= self._decr_every_n_nan_or_inf)
             grown = scale * self._incr_ratio
@@ -84,3 +90,22 @@ class ExponentialUpdateLossScaleManager:
                     tf.assign(self._num_good_steps, new_good),
                     tf.assign(self._num_bad_steps, new_bad),
                 )
+
+
+def _warn_about_arguments(init_loss_scale, incr_every_n_steps, decr_every_n_nan_or_inf, incr_ratio, decr_ratio):
+    """The real manager takes these as given; say when they move the scale the wrong way or every step."""
+    problems = []
+    if init_loss_scale < 1:
+        problems.append(f"init_loss_scale {init_loss_scale} is below 1, so it shrinks the loss instead of protecting "
+                        "float16 gradients")
+    if incr_ratio < 1:
+        problems.append(f"incr_ratio {incr_ratio} is below 1, so good steps lower the scale (the arguments are "
+                        "(init_loss_scale, incr_every_n_steps, decr_every_n_nan_or_inf, incr_ratio, decr_ratio): "
+                        "a decr_ratio passed fourth lands in incr_ratio)")
+    if not 0 < decr_ratio <= 1:
+        problems.append(f"decr_ratio {decr_ratio} is not in (0, 1], so overflows do not lower the scale")
+    if incr_every_n_steps < 1 or decr_every_n_nan_or_inf < 1:
+        problems.append(f"incr_every_n_steps {incr_every_n_steps} / decr_every_n_nan_or_inf "
+                        f"{decr_every_n_nan_or_inf}: below 1 changes the scale on every such step")
+    for problem in problems:
+        config_warning(f"ExponentialUpdateLossScaleManager: {problem}; the real manager accepts it silently.")

@@ -5,21 +5,15 @@ apply_gradients checks the gradients for overflow and applies them inside a tf.c
 so an overflowing step changes no weight, no slot and (when apply_gradients increments it) no global step; the
 manager's update runs on every step.
 
-What counts as overflow follows the emulated device's mode (npu_plugin):
-- INF/NaN mode (910B and later, or set_device_sat_mode(1)): a gradient is non-finite.
-- Saturation mode (first-generation Ascend910, the default soc, or set_device_sat_mode(0)): the NPU clamps an
-  overflowing fp16 result to +-65504 and flags it in a status register, so a gradient that is non-finite or
-  has reached 65504 in magnitude counts as overflow.
-Ops the precision pass reduces run in real float16 on the emulator, so an fp16 overflow inside the graph shows
-up as Inf in the gradients and is caught in both modes. The mode is resolved when apply_gradients builds the
-graph.
+What counts as overflow: a non-finite gradient, in both of the device's modes (npu_plugin). In INF/NaN mode (910B
+and later, or set_device_sat_mode(1)) the NPU checks exactly that. In saturation mode (first-generation Ascend910,
+the default soc, or set_device_sat_mode(0)) it clamps an overflowing float16 result to +-65504 and flags the
+overflow in a status register; the emulator's float16 ops overflow to Inf instead, which reaches the gradients
+at the same steps. A large gradient computed in float32 overflows nothing, on the NPU or here.
 """
 import tensorflow.compat.v1 as tf
 
-from npu_bridge.estimator.npu import npu_plugin
 from npu_bridge.hccl.rank import check_single_rank
-
-FP16_MAX = 65504.0
 
 
 def _values(grad):
@@ -66,16 +60,8 @@ class NPULossScaleOptimizer(tf.train.Optimizer):
         return [(_scale_grad(g, inverse), v) for g, v in grads_and_vars]
 
     def _all_finite(self, grads):
-        """True when no gradient overflowed under the device's overflow mode."""
-        saturation = not npu_plugin.is_inf_nan_enabled()
-        checks = []
-        for grad in grads:
-            values = _values(grad)
-            finite = tf.reduce_all(tf.is_finite(values))
-            if saturation:
-                magnitude = tf.abs(tf.cast(values, tf.float32))
-                finite = tf.logical_and(finite, tf.reduce_all(magnitude < FP16_MAX))
-            checks.append(finite)
+        """True when no gradient overflowed (see the module docstring for both device modes)."""
+        checks = [tf.reduce_all(tf.is_finite(_values(grad))) for grad in grads]
         if not checks:
             return tf.constant(True)
         return tf.reduce_all(tf.stack(checks), name="overflow_status_reduce_all")
