@@ -69,8 +69,9 @@ def npu_run_config_init(run_config=None):
 
 
 def npu_hooks_append(hooks_list=()):
-    """`hooks_list` plus the hook that broadcasts rank 0's variables (nothing to send on one rank)."""
-    hooks = list(hooks_list) if isinstance(hooks_list, (list, tuple)) else []
+    """`hooks_list` plus the hook that broadcasts rank 0's variables (nothing to send on one rank). Like the real
+    helper it appends to a list it is given (a script may keep using its own list) and starts a new one otherwise."""
+    hooks = hooks_list if isinstance(hooks_list, list) else []
     hooks.append(NPUBroadcastGlobalVariablesHook(0, get_rank_id()))
     return hooks
 
@@ -106,6 +107,26 @@ def set_keras_session_npu_config(config=None):
     sess = session.Session(config=npu_config_proto(config))
     _keras_v1_backend().set_session(sess)
     return sess
+
+
+def npu_clear_session(config=None):
+    """What the migration tool puts for keras' clear_session(): clear Keras' graph and session, then give Keras a
+    new session with the NpuOptimizer config."""
+    _keras_v1_backend().clear_session()
+    return set_keras_session_npu_config(config)
+
+
+def npu_allreduce(values, sparse_as_dense=True):
+    """Average each gradient over the ranks (one rank: the gradients themselves, sparse ones made dense when
+    `sparse_as_dense`, as the real helper does before its allreduce)."""
+    _check_single_rank("npu_allreduce")
+    reduced = []
+    for value in values:
+        if sparse_as_dense and isinstance(value, tf.IndexedSlices):
+            value = tf.convert_to_tensor(value)
+        reduced.append(value if value is None or isinstance(value, tf.IndexedSlices)
+                       else tf.identity(value, name="npu_allreduce"))
+    return reduced
 
 
 def init_resource(config=None):

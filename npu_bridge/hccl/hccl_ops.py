@@ -34,3 +34,26 @@ def allgather(tensor, rank_size, group="hccl_world_group"):
     if rank_size != 1:
         raise NpuConfigError(f"hccl_ops.allgather: rank_size {rank_size} but the emulated job has one rank")
     return tf.identity(tensor, name="HcomAllGather")
+
+
+def reduce_scatter(tensor, reduction, rank_size, group="hccl_world_group", fusion=0, fusion_id=-1):
+    """Reduce `tensor` over the ranks and give each rank one slice of axis 0: the whole tensor on one rank."""
+    check_single_rank("hccl_ops.reduce_scatter")
+    if reduction not in _REDUCTIONS:
+        raise NpuConfigError(f"hccl_ops.reduce_scatter: reduction {reduction!r} is invalid, it should be one of "
+                             f"{list(_REDUCTIONS)}")
+    if rank_size != 1:
+        raise NpuConfigError(f"hccl_ops.reduce_scatter: rank_size {rank_size} but the emulated job has one rank")
+    return tf.identity(tensor, name="HcomReduceScatter")
+
+
+def reduce(tensor, reduction, root_rank, fusion=0, fusion_id=-1, group="hccl_world_group"):
+    """Reduce `tensor` over the ranks onto `root_rank`: identity on one rank, whose only rank is 0."""
+    check_single_rank("hccl_ops.reduce")
+    if reduction not in _REDUCTIONS:
+        raise NpuConfigError(f"hccl_ops.reduce: reduction {reduction!r} is invalid, it should be one of "
+                             f"{list(_REDUCTIONS)}")
+    if root_rank != 0:
+        raise NpuConfigError(f"hccl_ops.reduce: root_rank {root_rank} does not exist in a one-rank job (only rank 0)")
+    return tf.identity(tensor, name="HcomReduce")
+

@@ -71,3 +71,28 @@ def test_npu_estimator_spec_is_an_estimator_spec():
     with tf.Graph().as_default():
         spec = NPUEstimatorSpec(mode=v1.estimator.ModeKeys.PREDICT, predictions={"y": tf.constant(1.0)})
     assert isinstance(spec, v1.estimator.EstimatorSpec)
+
+
+def test_host_call_runs_on_every_training_step(tmp_path):
+    """TPUEstimator-style host_call (fn, tensors): its ops run with each step, here on the host with the rest."""
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+
+    def model_fn(features, labels, mode):
+        spec = _model_fn(features, labels, mode)
+        seen = v1.get_variable("host_seen", initializer=0.0, trainable=False, use_resource=True)
+
+        def host_fn(loss):
+            return [seen.assign_add(tf.cast(loss[0] >= 0.0, tf.float32)).op]
+
+        return NPUEstimatorSpec(mode=mode, loss=spec.loss, train_op=spec.train_op, predictions=spec.predictions,
+                                host_call=(host_fn, [tf.reshape(spec.loss, [1])]))
+
+    config = NPURunConfig(model_dir=str(tmp_path), iterations_per_loop=3, log_step_count_steps=None)
+    estimator = NPUEstimator(model_fn=model_fn, config=config)
+    estimator.train(_input_fn, max_steps=6)
+    assert estimator.get_variable_value("global_step") == 6
+    assert estimator.get_variable_value("host_seen") == 6.0
+    with pytest.raises(ValueError, match="host_call must be"):
+        NPUEstimatorSpec(mode=tf.estimator.ModeKeys.TRAIN, loss=tf.constant(1.0), train_op=tf.no_op(),
+                         host_call=lambda: None)

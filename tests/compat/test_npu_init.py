@@ -1,4 +1,6 @@
 """`from npu_bridge.npu_init import *`: the exported surface and the config helpers scripts call."""
+import threading
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -16,7 +18,7 @@ EXPORTED = """NPURunConfig ProfilingConfig DumpConfig NPUEstimator NPUEstimatorS
     get_rank_size get_rank_id get_local_rank_size get_local_rank_id npu_config_proto npu_session_config_init
     npu_run_config_init npu_hooks_append npu_tf_optimizer set_keras_session_npu_config init_resource
     shutdown_resource close_session get_npu_rank_id get_npu_rank_size RewriterConfig config_pb2 rewriter_config_pb2
-    os tf session session_run_hook""".split()
+    os tf session session_run_hook npu_clear_session npu_allreduce""".split()
 
 
 @pytest.fixture
@@ -100,6 +102,38 @@ def test_npu_hooks_append_adds_the_broadcast_hook():
     assert hooks[0] is existing
     assert isinstance(hooks[1], npu_init.NPUBroadcastGlobalVariablesHook)
     assert isinstance(npu_init.npu_hooks_append()[0], tf.compat.v1.train.SessionRunHook)
+    mine = [existing]
+    assert npu_init.npu_hooks_append(mine) is mine and len(mine) == 2      # appended in place, as the real one does
+
+
+def test_npu_clear_session_gives_keras_a_new_npu_session():
+    """Run in a thread of its own: Keras' clear_session resets the default graph, which a script does at top level,
+    outside this module's fresh_graph nesting (the default graph stack is per thread)."""
+    backend = npu_init._keras_v1_backend()
+    found = {}
+
+    def script():
+        first = npu_init.set_keras_session_npu_config()
+        second = npu_init.npu_clear_session()
+        found.update(first=first, second=second, current=backend.get_session())
+        backend.set_session(None)
+
+    worker = threading.Thread(target=script)
+    worker.start()
+    worker.join()
+    assert found["second"] is not found["first"] and found["current"] is found["second"]
+    assert _npu_entry(found["second"]._config).parameter_map["use_off_line"].b
+
+
+def test_npu_allreduce_on_one_rank_returns_the_gradients_dense():
+    dense = tf.constant([1.0, 2.0])
+    sparse = tf.IndexedSlices(tf.constant([[5.0]]), tf.constant([1]), tf.constant([2, 1]))
+    reduced = npu_init.npu_allreduce([dense, sparse, None])
+    assert reduced[2] is None and isinstance(reduced[1], tf.Tensor)
+    with tf.compat.v1.Session() as sess:
+        values = sess.run(reduced[:2])
+    np.testing.assert_array_equal(values[0], [1.0, 2.0])
+    np.testing.assert_array_equal(values[1], [[0.0], [5.0]])
 
 
 def test_npu_tf_optimizer_forwards_to_the_wrapped_optimizer():
@@ -198,7 +232,7 @@ def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
     ("npu_bridge.estimator.npu.npu_plugin", ["set_device_sat_mode"]),
     ("npu_bridge.estimator.npu.npu_unary_ops", ["gelu"]),
     ("npu_bridge.estimator.npu.npu_dynamic_rnn", ["DynamicRNN"]),
-    ("npu_bridge.hccl.hccl_ops", ["allreduce", "broadcast", "allgather"]),
+    ("npu_bridge.hccl.hccl_ops", ["allreduce", "broadcast", "allgather", "reduce_scatter", "reduce"]),
 ])
 def test_module_paths_of_real_scripts_import(module, symbols):
     imported = __import__(module, fromlist=symbols)

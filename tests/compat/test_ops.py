@@ -79,11 +79,15 @@ def test_hccl_collectives_are_identities_on_one_rank():
     reduced = hccl_ops.allreduce(x, "sum")
     broadcast = hccl_ops.broadcast([x, x * 2], root_rank=0)
     gathered = hccl_ops.allgather(x, rank_size=1)
+    scattered = hccl_ops.reduce_scatter(x * 3, "sum", rank_size=1)
+    rooted = hccl_ops.reduce(x * 4, "max", root_rank=0)
     with v1.Session() as sess:
-        r, (b0, b1), g = sess.run([reduced, broadcast, gathered])
+        r, (b0, b1), g, s, m = sess.run([reduced, broadcast, gathered, scattered, rooted])
     np.testing.assert_array_equal(r, [1, 2])
     np.testing.assert_array_equal(b1, [2, 4])
     np.testing.assert_array_equal(g, [1, 2])
+    np.testing.assert_array_equal(s, [3, 6])
+    np.testing.assert_array_equal(m, [4, 8])
 
 
 def test_hccl_rejects_bad_arguments():
@@ -91,6 +95,10 @@ def test_hccl_rejects_bad_arguments():
         hccl_ops.allreduce(tf.constant(1.0), "avg")
     with pytest.raises(NpuConfigError, match="root_rank 3"):
         hccl_ops.broadcast([tf.constant(1.0)], root_rank=3)
+    with pytest.raises(NpuConfigError, match="rank_size 8"):
+        hccl_ops.reduce_scatter(tf.constant([1.0]), "sum", rank_size=8)
+    with pytest.raises(NpuConfigError, match="root_rank 1"):
+        hccl_ops.reduce(tf.constant(1.0), "sum", root_rank=1)
 
 
 def test_keep_dtype_scope_tags_the_ops_inside_only(fresh_graph):

@@ -16,17 +16,35 @@ from npu_bridge.estimator.npu.util import ITERATIONS_PER_LOOP_ATTR
 
 
 class NPUEstimatorSpec(ESTIMATOR.EstimatorSpec if ESTIMATOR is not None else object):
-    """EstimatorSpec returned by NPU model_fns; same fields as tf.estimator.EstimatorSpec."""
+    """EstimatorSpec returned by NPU model_fns: tf.estimator.EstimatorSpec's fields plus `host_call`.
+
+    host_call: (fn, tensors) as in TPUEstimatorSpec: on the NPU fn runs on the host with the step's `tensors` (a list,
+    or a dict passed as keywords), typically to write summaries. Everything runs on the host here, so NPUEstimator
+    groups the ops fn returns with the train op: they run on every training step.
+    """
 
     def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None, export_outputs=None,
                 training_chief_hooks=None, training_hooks=None, scaffold=None, evaluation_hooks=None,
-                prediction_hooks=None):
+                prediction_hooks=None, host_call=None):
         require_estimator("NPUEstimatorSpec")
-        return super().__new__(cls, mode=mode, predictions=predictions, loss=loss, train_op=train_op,
+        if host_call is not None and not (isinstance(host_call, (tuple, list)) and len(host_call) == 2 and
+                                          callable(host_call[0]) and isinstance(host_call[1], (list, tuple, dict))):
+            raise ValueError(f"NPUEstimatorSpec: host_call must be (fn, list or dict of tensors), got {host_call!r}")
+        spec = super().__new__(cls, mode=mode, predictions=predictions, loss=loss, train_op=train_op,
                                eval_metric_ops=eval_metric_ops, export_outputs=export_outputs,
                                training_chief_hooks=training_chief_hooks, training_hooks=training_hooks,
                                scaffold=scaffold, evaluation_hooks=evaluation_hooks,
                                prediction_hooks=prediction_hooks)
+        spec.host_call = host_call
+        return spec
+
+
+def _with_host_call(spec):
+    """The spec with the ops of its host_call grouped into its train op (run on every training step)."""
+    fn, tensors = spec.host_call
+    outputs = fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
+    outputs = [] if outputs is None else outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    return spec._replace(train_op=tf.group(spec.train_op, *outputs))
 
 
 def _loop_train_op(spec, iterations_per_loop):
@@ -51,6 +69,8 @@ class NPUEstimator(ESTIMATOR.Estimator if ESTIMATOR is not None else object):
 
         def call_model_fn(offered):
             spec = model_fn(**{name: value for name, value in offered.items() if name in accepted})
+            if offered["mode"] == ESTIMATOR.ModeKeys.TRAIN and getattr(spec, "host_call", None) is not None:
+                spec = _with_host_call(spec)
             if offered["mode"] == ESTIMATOR.ModeKeys.TRAIN and iterations_per_loop > 1:
                 spec = _loop_train_op(spec, iterations_per_loop)
             return spec
