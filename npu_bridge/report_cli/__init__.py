@@ -107,7 +107,7 @@ def _report(args, out):
         for name in args.ops:
             print_explanation(name, options, lists, result, graph_def, out, other)
     elif other is not None:
-        print_comparison(report, other, note, args, out)
+        print_comparison(report, other, note, args, graph_def, out)
     else:
         print_table(report, args, out)
 

@@ -21,6 +21,20 @@ def selected(record, report, args):
     return args.all or record.decision != "unchanged"
 
 
+def _graph_dtypes(graph_def):
+    """{node name: the name of its first float type attribute's dtype} for nodes that have one."""
+    floats = {tf.float32.as_datatype_enum: "float32", tf.float16.as_datatype_enum: "float16",
+              tf.bfloat16.as_datatype_enum: "bfloat16"}
+    found = {}
+    for node in graph_def.node:
+        for key in sorted(node.attr):
+            dtype = floats.get(node.attr[key].type)
+            if dtype is not None:
+                found[node.name] = dtype
+                break
+    return found
+
+
 def _format_rows(header, rows):
     """Aligned columns; the last one (a reason) is left ragged so a long sentence stays on one greppable line."""
     cells = [header, *rows]
@@ -96,10 +110,18 @@ def print_explanation(name, options, lists, result, graph_def, out, other=None):
     print("\n".join(f"  {label:<9} {text}" for label, text in fields), file=out)
 
 
-def print_comparison(report, other, note, args, out):
-    """Ops whose decision differs between the main run and the --compare-mode run (filters apply to either)."""
+def print_comparison(report, other, note, args, graph_def, out):
+    """Ops whose dtype or way of computing differs between the main run and the --compare-mode run (filters apply
+    to either). "unchanged" is the op's graph dtype, so a float32 op left alone by one mode and kept float32 by the
+    other is not a difference."""
     others = {r.name: r for r in other.records}
-    rows = [(r, others[r.name]) for r in report.records if others[r.name].decision != r.decision and
+    graph_dtypes = _graph_dtypes(graph_def)
+
+    def computed(record):
+        dtype = graph_dtypes.get(record.name, record.decision) if record.decision == "unchanged" else record.decision
+        return dtype, record.emulated
+
+    rows = [(r, others[r.name]) for r in report.records if computed(others[r.name]) != computed(r) and
             (selected(r, report, args) or selected(others[r.name], other, args))]
     print(other.summary(), file=out)
     if note:

@@ -215,6 +215,17 @@ def test_compare_mode_lists_what_mixed_float16_changes(files, capsys):
     assert "mm1" not in rows            # cube ops are float16 in both modes
 
 
+def test_compare_with_origin_lists_exactly_the_ops_whose_dtype_changes(files, capsys):
+    """Under must_keep_origin_dtype every op is 'unchanged': for this float32 graph that is float32, so only the ops
+    mixed_float16 reduces (or computes between casts) differ, not the float32 ones it leaves alone."""
+    code, out, _ = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16", "--compare-mode", "origin")
+    assert code == 0
+    mixed = expected_report(files["graph_def"], {"precision_mode_v2": "mixed_float16"})
+    changed = {r.name for r in mixed.records if r.decision == "float16" or r.emulated}
+    assert set(table_rows(out)) == changed
+    assert f"{len(changed)} ops decide differently under mixed_float16 and origin" in out
+
+
 def test_compare_mode_takes_a_v1_only_value_and_drops_the_mixlist_for_it(files, capsys):
     code, out, _ = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16", "--modify-mixlist",
                        files["mixlist"], "--compare-mode", "allow_fp32_to_fp16")
