@@ -45,6 +45,12 @@ def test_input_naming_a_missing_node():
     _assert_fails_untouched(graph_def, "orphan", "graph structure", "input 'nowhere' names no node")
 
 
+def test_two_nodes_with_one_name():
+    graph_def = build(_loop_graph)
+    graph_def.node.add(name="x", op="Relu", input=["y"]).attr["T"].type = tf.float32.as_datatype_enum
+    _assert_fails_untouched(graph_def, "x", "graph structure", "two nodes have this name")
+
+
 def test_cycle_that_is_not_a_loop():
     graph_def = build(_loop_graph)
     for name, source in (("a", "b"), ("b", "a")):

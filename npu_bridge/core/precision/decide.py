@@ -64,6 +64,10 @@ def topological_order(graph):
     they are not read at all. GraphDefs written by TensorFlow are almost always in creation order, which is
     already topological: check that in one pass and sort (Kahn's algorithm) only when it is not.
     """
+    if len(graph.nodes) != len(graph.order):
+        names = set()
+        duplicate = next(n.name for n in graph.order if n.name in names or names.add(n.name))
+        raise GraphStructureError(duplicate, "two nodes have this name; TensorFlow requires unique node names")
     seen = set()
     for node in graph.order:
         for source in node.inputs:
