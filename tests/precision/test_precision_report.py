@@ -4,6 +4,7 @@ import logging
 import re
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from npu_bridge.core.precision import OpRecord, rewrite
@@ -85,3 +86,10 @@ def test_explain_walks_back_to_the_op_that_decided_the_chain():
     assert [line.split(" ")[0] for line in lines] == ["probs", "relu", "bias", "mm"]
     assert lines[0].startswith("probs [Softmax -> SoftmaxV2, gray]: float16. gray list")
     assert lines[-1].startswith("mm [MatMul -> MatMulV2, white]: float16. white list")
+
+
+def test_an_unknown_op_name_is_a_key_error_that_names_the_close_ones():
+    report = rewrite(build(_net), mode("mixed_float16")).report
+    for lookup in (report.by_name, report.explain):
+        with pytest.raises(KeyError, match="no op named 'rellu'; did you mean 'relu'"):
+            lookup("rellu")

@@ -1,4 +1,5 @@
 """What the precision pass decided, op by op, in a form a person hunting an accuracy problem can read."""
+import difflib
 import json
 from dataclasses import asdict, dataclass
 from typing import Mapping, NamedTuple
@@ -79,9 +80,15 @@ class Report:
         return self._records
 
     def by_name(self, name):
+        """The record of op `name`; a KeyError naming the closest op names when the graph has none of that name."""
         if self._by_name is None:
             self._by_name = {r.name: r for r in self.records}
-        return self._by_name[name]
+        record = self._by_name.get(name)
+        if record is None:
+            close = difflib.get_close_matches(str(name), self._by_name, n=3)
+            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            raise KeyError(f"the report has no op named {name!r}{hint}")
+        return record
 
     def reduced(self):
         """Records of the ops that compute in the reduced dtype: the first place to look for lost accuracy."""
