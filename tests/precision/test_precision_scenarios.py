@@ -452,3 +452,32 @@ def test_gray_looks_through_float_casts_but_not_through_integer_ones():
     assert report.by_name("after_narrowing").decision == "float32"
     assert report.followed["after_narrowing"] == "mean"
     assert_idempotent(result, mode("mixed_float16"))
+
+
+def test_ref_and_resource_variable_reads_are_both_untouched_sources():
+    """`w/read` of a ref variable is the variable's float32 master, like a resource variable's ReadVariableOp: under
+    force_fp16 neither is rounded, so Adam's beta powers reach ApplyAdam unrounded and both kinds of variable
+    train identically."""
+    def model(resource):
+        x = tf.constant(RNG.uniform(-1, 1, (4, 3)).astype(np.float32))
+        w = tf.compat.v1.get_variable("w", initializer=np.full((3, 2), 0.5, np.float32), use_resource=resource)
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+        tf.compat.v1.train.AdamOptimizer(1e-3).minimize(loss, name="train")
+        tf.compat.v1.global_variables_initializer()
+
+    weights = []
+    for resource in (False, True):
+        graph_def = build(lambda: model(resource))
+        result = rewrite(graph_def, mode("fp16"))
+        if not resource:
+            for name in ("w/read", "beta1_power/read"):
+                assert result.report.by_name(name).decision == "unchanged", name
+                assert "graph source" in result.report.by_name(name).reason
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.import_graph_def(result.graph_def, name="")
+            with tf.compat.v1.Session(graph=graph) as sess:
+                sess.run("init")
+                sess.run("train")
+                weights.append(sess.run("w:0" if not resource else "w/Read/ReadVariableOp:0"))
+    np.testing.assert_array_equal(weights[0], weights[1])

@@ -20,6 +20,9 @@ MARKER = "_npu_bridge"               # on every node the pass added, retyped or 
 MARKER_OUT = "_npu_bridge_out"       # list(type): logical output dtypes of an emulated node
 
 SOURCE_OPS = frozenset({"Const", "HostConst", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "_Arg"})
+# A ref variable is read through an Identity (`w/read`); it is the variable's float32 master value, as the
+# ReadVariableOp of a resource variable is, so it is a graph source too and is never retyped.
+REF_VARIABLE_OPS = frozenset({"VariableV2", "Variable", "TemporaryVariable"})
 STATE_PREFIXES = ("Assign", "Apply", "ResourceApply", "SparseApply", "ResourceSparseApply", "Scatter",
                   "ResourceScatter")
 LOOK_THROUGH_OPS = frozenset({"Identity", "Cast"})
@@ -186,7 +189,7 @@ class Decider:
         if not float_slots and not sig.is_call:
             return NO_FLOAT
         op = node.op
-        if op in SOURCE_OPS:
+        if op in SOURCE_OPS or (op == "Identity" and self.graph.nodes[node.inputs[0].node].op in REF_VARIABLE_OPS):
             return SOURCE
         if sig.is_call:
             return CALL
