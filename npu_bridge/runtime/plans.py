@@ -244,9 +244,9 @@ def _moved_readers(program, tensor, reached):
 
     The pass may let a reader skip a user's widening Cast and read the reduced tensor before it (the same values),
     or read a user's Cast of another tensor instead of adding its own. A value fed to a tensor must reach every one
-    of its readers, and no op that read neither it nor Casts of it: the tensor before a skipped Cast is fed too when
-    the Cast is its only reader; otherwise the feed cannot be placed, and this says so rather than returning a
-    wrong result.
+    of its readers, and no op that read neither it nor Casts of it: the tensor a reader skipped to is fed too when
+    no other op reads it in the inner graph; otherwise the feed cannot be placed, and this says so rather than
+    returning a wrong result.
     """
     user_graph, inner_graph = tensor.graph, program.graph
     moved = []
@@ -263,23 +263,18 @@ def _moved_readers(program, tensor, reached):
                 continue        # the reader still takes the fed value (through Casts, possibly the user's own)
             while _added_by_pass(inner.op):
                 inner = inner.op.inputs[0]
-            if inner in moved:
-                continue
-            try:
-                user_source = user_graph.get_tensor_by_name(inner.name)
-            except KeyError:
-                user_source = None
-            if user_source is None or user_source.consumers() != [tensor.op]:
-                raise _unplaceable_feed(tensor, reader.name, inner.name)
-            moved.append(inner)
-    for name in reached:
-        for reader in _inner_readers(inner_graph.get_tensor_by_name(name)):
+            if inner not in moved:
+                moved.append(inner)
+    for inner in [*(inner_graph.get_tensor_by_name(name) for name in reached), *moved]:
+        for reader in _inner_readers(inner):
+            if reader.name == tensor.op.name:
+                continue        # the op computing the fed tensor: its output is replaced anyway
             try:
                 user_reader = user_graph.get_operation_by_name(reader.name)
             except KeyError:
                 continue        # a Cast the runtime added for a fetch
             if not any(_derived_by_casts(source, tensor) for source in user_reader.inputs):
-                raise _unplaceable_feed(tensor, reader.name, name)
+                raise _unplaceable_feed(tensor, reader.name, inner.name, inner in moved)
     return moved
 
 
@@ -305,12 +300,16 @@ def _inner_readers(tensor):
             yield op
 
 
-def _unplaceable_feed(tensor, reader, inner):
+def _unplaceable_feed(tensor, reader, inner, moved):
+    if moved:
+        how = f"wired the readers of '{tensor.name}' to '{inner}' (the same values), which op '{reader}' reads too"
+    else:
+        how = f"made op '{reader}' read '{inner}' instead of adding a Cast of its own"
     return errors.InvalidArgumentError(
         None, None,
-        f"NpuOptimizer emulation cannot feed '{tensor.name}': the precision pass made op '{reader}' read "
-        f"'{inner}' in its place (the same values, one Cast fewer), and a value fed there would reach other ops "
-        "too. Feed a tensor before or after it, or run with precision_mode 'must_keep_origin_dtype'.")
+        f"NpuOptimizer emulation cannot feed '{tensor.name}': to save Casts the precision pass {how}, and "
+        f"'{reader}' does not read '{tensor.name}' in your graph, so a value fed there would reach it. Feed a tensor "
+        "before or after it, or run with precision_mode 'must_keep_origin_dtype'.")
 
 
 def _connection(program, user_graph, source, destination):

@@ -96,5 +96,23 @@ def test_a_feed_the_rewrite_cannot_place_is_refused(graph):
     with tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
         sess.run(product, {x: np.ones((2, 4), np.float32)})
         assert not any(cast.startswith("x-0-") for cast in last_report(sess).by_name("mm").casts)
-        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'user_half:0'.*op 'mm'"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'user_half:0'.*made op 'mm' read 'user_half:0' instead"):
             sess.run(product, {x: np.ones((2, 4), np.float32), user_half: np.zeros((2, 4), np.float16)})
+
+
+def test_a_feed_never_reaches_an_op_that_does_not_read_it(graph):
+    """Relu's float16 rounding reuses the user's Cast to float16, which Softmax then reads; the user's Cast back to
+    float32 has its readers moved onto that Cast too. A value fed to the Cast back would reach Softmax, which does
+    not depend on it, so the feed is refused rather than changing an unrelated fetch."""
+    x = tf.compat.v1.placeholder(tf.float32, [2, 3], name="x")
+    hidden = tf.nn.relu(tf.matmul(x, tf.ones([3, 3])), name="hidden")
+    back = tf.cast(tf.cast(hidden, tf.float16, name="to16"), tf.float32, name="back")
+    softmax = tf.nn.softmax(hidden, name="softmax")
+    total = tf.matmul(softmax, tf.ones([3, 3])) + back
+    feeds = {x: np.full((2, 3), 0.1, np.float32), back: np.array([[9, 0, -9], [1, 2, 3]], np.float32)}
+    with tf.compat.v1.Session() as plain:
+        want = plain.run(softmax, feeds)
+    with tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
+        np.testing.assert_allclose(sess.run(softmax, {x: feeds[x]}), want, rtol=2e-3)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'back:0'.*which op 'softmax' reads too, and 'softmax' does not read"):
+            sess.run([softmax, total], feeds)
