@@ -103,6 +103,8 @@ def _report(args, out):
         except OSError as err:
             raise UsageError(f"cannot write JSON report '{args.json}': {err.strerror or err}") from None
     print(report.summary(), file=out)
+    for warning in report.warnings:
+        print(f"{PROG}: warning: {warning}", file=sys.stderr)
     if args.ops:
         for name in args.ops:
             print_explanation(name, options, lists, result, graph_def, out, other)

@@ -46,6 +46,7 @@ class EmulatedSession:
         self.program = None
         self._lock = threading.RLock()
         self._partial_runs = {}
+        self._warned = set()    # the report's warnings already logged: a graph rewritten again repeats them
 
     def run(self, fetches, feed_dict=None, run_options=None, run_metadata=None):
         program = self.current_program()
@@ -160,6 +161,10 @@ class EmulatedSession:
                         "run to avoid this.", ", ".join(lost))
             self.program = program
             tf_logging.info("%s [emulated NPU graph %s]", result.report.summary(), how)
+            for warning in result.report.warnings:
+                if warning not in self._warned:
+                    self._warned.add(warning)
+                    tf_logging.warning("NpuOptimizer %s: %s", self.options.mode_name, warning)
             return program
 
     def _plan(self, program, fetches, feed_dict, key):

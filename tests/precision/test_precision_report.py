@@ -93,3 +93,31 @@ def test_an_unknown_op_name_is_a_key_error_that_names_the_close_ones():
     for lookup in (report.by_name, report.explain):
         with pytest.raises(KeyError, match="no op named 'rellu'; did you mean 'relu'"):
             lookup("rellu")
+
+
+def test_constants_the_reduced_dtype_destroys_are_reported_where_they_are_read():
+    """ASCEND_BEHAVIOUR §7: an fp16 epsilon that underflows to 0, and (commonly) a -1e9 attention mask that becomes
+    -inf. The reading op's reason says so and the report carries one warning per constant, logged once."""
+    def fn():
+        x = tf.compat.v1.placeholder(tf.float32, [4, 4], name="x")
+        scores = tf.matmul(x, tf.constant(np.ones((4, 4), np.float32)), name="scores")
+        tf.math.add(scores, tf.constant(-1e9, name="mask_value"), name="masked")
+        tf.math.add(scores, tf.constant(1e-8, name="epsilon"), name="guarded")
+        tf.math.add(scores, tf.constant(0.5, name="fine"), name="shifted")
+
+    collect = _Collect()
+    logger = logging.getLogger("tensorflow")
+    logger.addHandler(collect)
+    try:
+        report = rewrite(build(fn), mode("mixed_float16")).report
+    finally:
+        logger.removeHandler(collect)
+    assert report.warnings == (
+        "constant 'mask_value' (-1e+09 is -inf in float16) where op 'masked' reads it in float16",
+        "constant 'epsilon' (1e-08 is 0 in float16) where op 'guarded' reads it in float16")
+    assert report.by_name("guarded").reason.endswith("; reads constant 'epsilon' (1e-08 is 0 in float16)")
+    assert "constant" not in report.by_name("shifted").reason
+    assert sum("constant 'epsilon'" in m for m in collect.messages) == 1
+    assert json.loads(report.to_json())["warnings"] == list(report.warnings)
+    bf16 = rewrite(build(fn), mode("mixed_bfloat16", soc="Ascend910B3")).report
+    assert bf16.warnings == ()          # bfloat16 keeps float32's range

@@ -202,3 +202,16 @@ def test_grouping_a_train_op_after_the_initializers_ran_keeps_the_iterator(graph
         sess.run(loop)
         assert sess.run(total.read_value()) == 0 + 1 + 2 + 3
         assert sess._npu_emulation.current_program() is program       # extended, not rebuilt
+
+
+def test_a_constant_that_rounds_away_is_warned_about_once_per_session(graph, caplog):
+    x = tf.compat.v1.placeholder(tf.float32, [2, 2], name="x")
+    guarded = tf.math.add(tf.matmul(x, tf.ones([2, 2])), tf.constant(1e-8, name="epsilon"), name="guarded")
+    with caplog.at_level(logging.WARNING, logger="tensorflow"), \
+            tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
+        sess.run(guarded, {x: np.ones((2, 2), np.float32)})
+        sess.run(tf.nn.relu(guarded), {x: np.ones((2, 2), np.float32)})     # grown: rewritten again
+        assert "epsilon" in last_report(sess).by_name("guarded").reason
+    warnings = [r.getMessage() for r in caplog.records if "constant 'epsilon'" in r.getMessage()]
+    assert warnings == ["NpuOptimizer mixed_float16: constant 'epsilon' (1e-08 is 0 in float16) where op 'guarded' "
+                        "reads it in float16"]

@@ -12,7 +12,9 @@ follow `<src>-<port>-CastTo{Fp16,Bf16,Fp32}-NpuBridge`.
 """
 from functools import lru_cache
 
+import numpy as np
 from tensorflow.core.framework import attr_value_pb2
+from tensorflow.python.framework import dtypes, tensor_util
 
 from npu_bridge.core.graph import Tensor, encode_attrs
 from npu_bridge.core.precision.decide import MARKER, MARKER_OUT
@@ -54,6 +56,9 @@ class CastBuilder:
         self.caused = {}
         self.created = []
         self.pending = {}       # name of a Cast to add -> (input Tensor, SrcT, DstT, device)
+        self.notes = {}         # op name -> sentences its report row adds (a constant it reads that rounds away)
+        self.warnings = []      # one sentence per such constant and dtype, for the log
+        self._checked = set()
         self._index_user_casts()
 
     def apply(self):
@@ -222,7 +227,22 @@ class CastBuilder:
         self.pending[name] = (location, src, dst, device)
         self.created.append(name)
         self.caused.setdefault(owner, []).append(name)
+        if dst in REDUCED_DTYPES and producer is not None and producer.op in ("Const", "HostConst"):
+            self._check_constant(producer, dst, owner)
         return Tensor(name, 0)
+
+    def _check_constant(self, const, dtype, reader):
+        """Note a small constant that the reduced dtype turns into 0 or +-inf where `reader` reads it: an epsilon of
+        1e-8 is 0 in float16 and a -1e9 attention mask is -inf, the faults ASCEND_BEHAVIOUR §7 says users hunt."""
+        if (const.name, dtype) in self._checked:
+            return
+        self._checked.add((const.name, dtype))
+        problem = constant_range_problem(const.node_def, dtype)
+        if problem is None:
+            return
+        self.notes.setdefault(reader, []).append(f"reads constant '{const.name}' ({problem})")
+        self.warnings.append(f"constant '{const.name}' ({problem}) where op '{reader}' reads it in "
+                             f"{dtype_name(dtype)}")
 
     def _tensor_map(self):
         tensor_map = {}
@@ -242,3 +262,26 @@ def _rounded_inputs_dtype(node, plan, sig):
         return None
     dtype = found.pop()
     return dtype if dtype in REDUCED_DTYPES else None
+
+
+_MAX_CHECKED_ELEMENTS = 64      # epsilons, scales and mask values; not weight tensors of frozen graphs
+
+
+def constant_range_problem(node_def, dtype):
+    """'1e-08 is 0 in float16' / '-1e+09 is -inf in float16' for a float32 Const of at most 64 elements whose
+    nonzero values round to 0 or whose finite values overflow in `dtype`; None otherwise."""
+    proto = node_def.attr["value"].tensor
+    count = 1
+    for dim in proto.tensor_shape.dim:
+        count *= dim.size
+    if count > _MAX_CHECKED_ELEMENTS:
+        return None
+    values = tensor_util.MakeNdarray(proto).astype(np.float32).ravel()
+    rounded = values.astype(dtypes.as_dtype(dtype).as_numpy_dtype).astype(np.float32)
+    lost = values[((values != 0) & (rounded == 0)) | (np.isfinite(values) & ~np.isfinite(rounded))]
+    if lost.size == 0:
+        return None
+    value = float(lost[0])
+    becomes = "0" if abs(value) < 1 else ("inf" if value > 0 else "-inf")
+    return f"{value:g} is {becomes} in {dtype_name(dtype)}"
+

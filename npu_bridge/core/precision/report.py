@@ -47,15 +47,18 @@ class Report:
     summary(), so a 10k-node graph does not pay for 10k records it may never read.
     `rows` is a function returning (OpRecord field tuples in graph order, {gray op: producer it followed});
     `n_ops` and `n_reduced` are counted by the pass so that summary() never calls it.
+    `warnings`: sentences about values the reduced dtype destroys (a constant that rounds to 0 or overflows where
+    an op reads it reduced), logged with the summary; the ops involved say it in their reason too.
     """
 
-    def __init__(self, mode_name, soc, reduced_dtype, rows, n_ops, n_reduced, n_casts):
+    def __init__(self, mode_name, soc, reduced_dtype, rows, n_ops, n_reduced, n_casts, warnings=()):
         self.mode_name = mode_name
         self.soc = soc
         self.reduced_dtype = reduced_dtype
         self.n_ops = n_ops
         self.n_reduced = n_reduced
         self.n_casts = n_casts
+        self.warnings = warnings
         self._make_rows = rows
         self._records = None
         self._followed = None
@@ -126,7 +129,7 @@ class Report:
         return json.dumps({
             "mode": self.mode_name, "soc": self.soc, "reduced_dtype": self.reduced_dtype,
             "n_ops": self.n_ops, "n_reduced": self.n_reduced, "n_casts": self.n_casts,
-            "records": [asdict(r) for r in self.records],
+            "warnings": list(self.warnings), "records": [asdict(r) for r in self.records],
         }, indent=1)
 
 

@@ -157,6 +157,8 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True):
             gc.enable()
     if log:
         tf_logging.info(report.summary())
+        for warning in report.warnings:
+            tf_logging.warning("NpuOptimizer %s: %s", options.mode_name, warning)
     return RewriteResult(work, report, MappingProxyType(tensor_map))
 
 
@@ -188,7 +190,7 @@ def _report(options, builder, plans, facts):
     nodes = [(node.name, node.op) for node in builder.originals]
     reduced = options.reduced_dtype
     n_reduced = sum(1 for name, _ in nodes if plans[name].decision == reduced)
-    caused = builder.caused
+    caused, notes = builder.caused, builder.notes
 
     def rows():
         found_rows, followed = [], {}
@@ -196,6 +198,8 @@ def _report(options, builder, plans, facts):
             plan = plans[name]
             found = facts.get(name) if plan.list_name != "-" else None
             reason = plan.reason
+            if name in notes:
+                reason = f"{reason}; {'; '.join(notes[name])}"
             if plan.followed:
                 followed[name] = plan.followed
                 reason = reason.replace(FOLLOWED, plan.followed)
@@ -203,4 +207,5 @@ def _report(options, builder, plans, facts):
                                tuple(caused.get(name, ())), plan.emulated, found.list_origin if found else ""))
         return found_rows, followed
 
-    return Report(options.mode_name, options.soc, reduced, rows, len(nodes), n_reduced, len(builder.created))
+    return Report(options.mode_name, options.soc, reduced, rows, len(nodes), n_reduced, len(builder.created),
+                  tuple(builder.warnings))
