@@ -1,5 +1,4 @@
 """Acceptance helpers: sessions configured the way ported ModelZoo scripts configure them."""
-import numpy as np
 import pytest
 import tensorflow as tf
 

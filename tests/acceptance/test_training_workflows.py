@@ -6,7 +6,6 @@ import tensorflow as tf
 
 from npu_bridge.runtime import last_report
 
-from npu_test_support import fp16
 
 from .conftest import fp16_matmul, is_emulated, ported_config
 

@@ -1,5 +1,4 @@
 """Shared helpers for the runtime tests: NpuOptimizer ConfigProtos and a fresh default graph per test."""
-import numpy as np
 import pytest
 import tensorflow as tf
 
