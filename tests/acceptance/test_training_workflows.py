@@ -6,7 +6,6 @@ import tensorflow as tf
 
 from npu_bridge.runtime import last_report
 
-
 from .conftest import fp16_matmul, is_emulated, ported_config
 
 X = np.linspace(-1, 1, 16, dtype=np.float32).reshape(8, 2)
