@@ -10,6 +10,9 @@ tf.layers, tf.train.*. The launcher makes that run as written:
   `tensorflow.python.*` / `tensorflow.core.*` import as usual.
 - On TF >= 2.16 tf.layers and tf.nn.rnn_cell live in tf_keras and need TF_USE_LEGACY_KERAS=1 before Keras is
   first touched: the launcher sets it (unless the user already chose) when tf_keras is installed.
+- The user's own `import keras` (Keras 2 code, as ported scripts are) resolves to the same v1 Keras 2 API as
+  `tensorflow.keras` (with keras.backend.get_session and the rest of TF1 Keras), never to Keras 3, which runs
+  only eagerly. Modules outside that API (keras.src...) import as usual.
 - argv, __name__ == "__main__", __file__, sys.path[0] (the script's folder), the exit code and the traceback
   (starting at the script's own frame) are those of `python script.py`.
 
@@ -59,10 +62,11 @@ def _tf1_module(v1, full):
 class _UserCodeImports:
     """builtins.__import__ replacement routing the user's `import tensorflow` to the TF1 API."""
 
-    def __init__(self, tf1, v1):
+    def __init__(self, tf1, v1, keras_v1=None):
         self._original = builtins.__import__
         self._tf1 = tf1
         self._v1 = v1
+        self._keras_v1 = keras_v1       # module path of the v1 Keras 2 API that `import keras` gets, or None
         self._library_dirs = _library_dirs()
         self._is_user_file = {}
 
@@ -82,6 +86,13 @@ class _UserCodeImports:
         return known
 
     def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
+        if self._keras_v1 and not level and (name == "keras" or name.startswith("keras.")) and \
+                not name.startswith(self._keras_v1) and self._from_user_code(globals):
+            try:
+                module = self._original(self._keras_v1 + name[len("keras"):], globals, locals, fromlist)
+            except ModuleNotFoundError:
+                return self._original(name, globals, locals, fromlist, level)
+            return module if fromlist else self._original(self._keras_v1, globals, locals, ("__name__",))
         if level or not name.startswith("tensorflow") or not self._from_user_code(globals):
             return self._original(name, globals, locals, fromlist, level)
         if name == "tensorflow":
@@ -102,7 +113,20 @@ def _prepare_tensorflow():
 
     tensorflow.compat.v1.disable_v2_behavior()
     v1 = tensorflow.compat.v1
-    _UserCodeImports(_tf1_module(v1, tensorflow), v1).install()
+    _UserCodeImports(_tf1_module(v1, tensorflow), v1, _keras_v1()).install()
+
+
+def _keras_v1():
+    """The module path of the v1 Keras 2 API the user's `import keras` gets: tf_keras's when TensorFlow uses it
+    (TF >= 2.16, TF_USE_LEGACY_KERAS=1), Keras 2's own where `keras` is Keras 2 (TF 2.15); None otherwise (Keras 3
+    chosen by the user, or no Keras)."""
+    if os.environ.get("TF_USE_LEGACY_KERAS") in ("1", "true", "True") and importlib.util.find_spec("tf_keras"):
+        return "tf_keras.api._v1.keras"
+    if importlib.util.find_spec("keras") is None:
+        return None
+    import keras
+
+    return "keras.api._v1.keras" if keras.__version__.startswith("2.") else None
 
 
 def _report_exception(error, script_path):

@@ -59,6 +59,36 @@ def test_tf1_script_runs_with_python_semantics(tmp_path):
     assert lines["shape"] == "(1, 2)"
 
 
+KERAS_SCRIPT = """
+    import numpy as np
+    import tensorflow as tf
+    import keras
+    import keras.backend as K
+    from keras.layers import Dense
+    from keras.models import Sequential
+    from npu_bridge.npu_init import *
+    from npu_bridge.runtime import last_report
+
+    sess = set_keras_session_npu_config()
+    model = Sequential([Dense(8, activation="relu", input_shape=(4,)), Dense(2)])
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(np.ones((16, 4), np.float32), np.zeros((16, 2), np.float32), epochs=2, verbose=0)
+    print("same_keras", keras.layers.Dense is tf.keras.layers.Dense)
+    print("npu_session", K.get_session() is sess)
+    print("report", last_report(sess).summary())
+"""
+
+
+def test_standalone_keras_imports_get_the_v1_keras_2_api(tmp_path):
+    """Ported Keras scripts `import keras`; on TF >= 2.16 that is Keras 3, which runs only eagerly. In the user's
+    code it is the same v1 Keras 2 API as tf.keras, so the script trains in the emulated session."""
+    result = _run(tmp_path, KERAS_SCRIPT)
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert lines["same_keras"] == "True" and lines["npu_session"] == "True"
+    assert lines["report"].startswith("NpuOptimizer allow_fp32_to_fp16 (default):")
+
+
 def test_traceback_starts_at_the_script_and_exit_code_is_one(tmp_path):
     result = _run(tmp_path, """
         def fail():
