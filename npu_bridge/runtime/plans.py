@@ -148,6 +148,9 @@ class Plan:
                     self.handles[len(self.fetches)] = fetch.op.inputs[0].dtype
                 self.fetches.append(_fetch_tensor(program, fetch))
         self.feed_tensors = [tensor for slot in self.slots for tensor, _, _ in slot.targets]
+        # Fetches that may share a variable's buffer: the C++ callable hands them back without the copy Session.run
+        # makes, so a later update of the variable would change an array the user already holds.
+        self.copies = [i for i, tensor in enumerate(self.fetches) if _may_share_variable_buffer(tensor)]
         self._callables = {}
 
     def execute(self, values, run_options=None, run_metadata=None):
@@ -162,6 +165,8 @@ class Plan:
             call = self._callable(run_options)
             for _ in range(self.repeats):
                 results = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
+            for index in self.copies:
+                results[index] = np.array(results[index])
             for index, dtype in self.handles.items():
                 results[index] = session_ops.TensorHandle(results[index], dtype, self.owner())
         return self.mapper.build_results(
@@ -333,6 +338,22 @@ def _assert_fetchable(graph, op):
             f"Operation {op.name} has been marked as not fetchable. Typically this happens when it is "
             "defined in another function or code block. Use return values, explicit Python locals or TensorFlow "
             "collections to access it.")
+
+
+_FORWARDING_OPS = frozenset({"Identity", "Snapshot", "StopGradient", "Reshape", "Squeeze", "ExpandDims",
+                             "IdentityN"})
+_VARIABLE_OPS = frozenset({"VariableV2", "Variable", "TemporaryVariable", "ReadVariableOp", "VarHandleOp"})
+
+
+def _may_share_variable_buffer(tensor):
+    """Is `tensor` a variable's value, possibly through ops that pass their input's buffer on?"""
+    for _ in range(64):
+        if tensor.dtype._is_ref_dtype or tensor.op.type in _VARIABLE_OPS:
+            return True
+        if tensor.op.type not in _FORWARDING_OPS or not tensor.op.inputs:
+            return False
+        tensor = tensor.op.inputs[0]
+    return True
 
 
 def _iterations(op, configured):

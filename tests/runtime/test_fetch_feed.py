@@ -193,3 +193,20 @@ def test_session_handles_keep_tensors_in_the_emulated_session(model):
     np.testing.assert_array_equal(sess.run(stored * 2.0, {holder: handle.handle}), 2 * Y16)
     # A handle is also a feed value for any tensor of its dtype (TensorFlow resolves it from the session's state).
     np.testing.assert_array_equal(sess.run(y, {x: sess.run(tf.compat.v1.get_session_handle(x + 0.0), {x: X})}), Y16)
+
+
+@pytest.mark.parametrize("mode", ["mixed_float16", "origin"])
+def test_a_fetched_variable_value_is_the_users_own_copy(graph, mode):
+    """The inner C++ callable returns a variable's buffer itself; Session.run copies it, and so must the emulation,
+    or an array fetched before an update changes with the variable."""
+    w = tf.compat.v1.get_variable("w", initializer=np.zeros([2], np.float32), use_resource=False)
+    increment = tf.compat.v1.assign_add(w, [1.0, 1.0])
+    with tf.compat.v1.Session(config=npu_config(mode)) as sess:
+        sess.run(w.initializer)
+        before, read = sess.run([w, w.value()])
+        sess.run(increment)
+        sess.run(increment)
+        after = sess.run(w)
+    np.testing.assert_array_equal(before, [0.0, 0.0])
+    np.testing.assert_array_equal(read, [0.0, 0.0])
+    np.testing.assert_array_equal(after, [2.0, 2.0])
