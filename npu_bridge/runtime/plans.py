@@ -124,6 +124,8 @@ class Plan:
         for i, slot in enumerate(self.slots):
             if fed[slot.user_tensor.ref()] != i:
                 slot.targets = []   # a later key names the same tensor ("x:0" and x): its value wins, as in TensorFlow
+        # inner tensor name -> the user tensor whose fed value it takes
+        landing = _feed_landing(self.slots)
         # CallableOptions.tensor_connection (tf.keras feeds a placeholder from a tensor): inner (from, to) names.
         self.connections = [pair for source, destination in connections
                             for pair in _connection(program, user_graph, source, destination)]
@@ -147,6 +149,7 @@ class Plan:
                 if fetch.op.type in _HANDLE_OPS:
                     self.handles[len(self.fetches)] = fetch.op.inputs[0].dtype
                 self.fetches.append(_fetch_tensor(program, fetch))
+                _check_fetch_not_fed(program, fetch, self.fetches[-1], landing)
         self.feed_tensors = [tensor for slot in self.slots for tensor, _, _ in slot.targets]
         # Fetches that may share a variable's buffer: the C++ callable hands them back without the copy Session.run
         # makes, so a later update of the variable would change an array the user already holds.
@@ -325,6 +328,35 @@ def _connection(program, user_graph, source, destination):
     inner_source = ref.name if ref is not None else source.name
     return [(program.fetch_tensor(inner_source, tf.as_dtype(dtype)).name, target.name)
             for target, dtype, _ in _feed_targets(program, destination)]
+
+
+def _feed_landing(slots):
+    """{inner tensor name: user tensor fed there}; two fed tensors landing on one inner tensor are refused."""
+    landing = {}
+    for slot in slots:
+        for inner, _, _ in slot.targets:
+            other = landing.setdefault(inner.name, slot.user_tensor)
+            if other is not slot.user_tensor:
+                raise _cannot_together(f"feed both '{other.name}' and '{slot.user_tensor.name}'", inner.name)
+    return landing
+
+
+def _check_fetch_not_fed(program, fetch, inner_fetch, landing):
+    """Refuse a fetch whose value lives in an inner tensor that a feed of another user tensor replaces: TensorFlow
+    would refuse the inner tensor being both fed and fetched, or the fetch would return the other tensor's value."""
+    ref = program.result.tensor_map.get(fetch.name)
+    for inner in {inner_fetch.name, ref.name if ref is not None else fetch.name}:
+        fed = landing.get(inner)
+        if fed is not None and fed is not fetch and (inner == inner_fetch.name or not _derived_by_casts(fetch, fed)):
+            raise _cannot_together(f"feed '{fed.name}' and fetch '{fetch.name}'", inner)
+
+
+def _cannot_together(what, inner):
+    return errors.InvalidArgumentError(
+        None, None,
+        f"NpuOptimizer emulation cannot {what} in one run: the precision pass keeps both values in one tensor "
+        f"('{inner}'), as the NPU holds them reduced. Leave one out, or run with precision_mode "
+        "'must_keep_origin_dtype'.")
 
 
 def _fetch_tensor(program, user_tensor):

@@ -116,3 +116,20 @@ def test_a_feed_never_reaches_an_op_that_does_not_read_it(graph):
         np.testing.assert_allclose(sess.run(softmax, {x: feeds[x]}), want, rtol=2e-3)
         with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'back:0'.*which op 'softmax' reads too, and 'softmax' does not read"):
             sess.run([softmax, total], feeds)
+
+
+def test_a_feed_and_a_fetch_that_share_an_inner_tensor_are_refused_together(graph):
+    """MaxPool computes in float32 between casts and the pass takes the user's own float16 Cast of it as its
+    rounding: both user tensors live in that Cast. Feeding one while fetching the other cannot be honoured (plain
+    TensorFlow would compute the fetched one), so the run says so instead of returning the fed value."""
+    y = tf.compat.v1.placeholder(tf.float32, [1, 2, 2, 1], name="y")
+    pooled = tf.nn.max_pool2d(y, 2, 1, "SAME", name="pool")
+    half = tf.cast(pooled, tf.float16, name="half")
+    inputs = {y: np.ones([1, 2, 2, 1], np.float32)}
+    with tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
+        np.testing.assert_array_equal(sess.run(half, inputs), np.ones([1, 2, 2, 1], np.float16))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'half:0' and fetch 'pool:0'"):
+            sess.run(pooled, {**inputs, half: np.full([1, 2, 2, 1], 7.0, np.float16)})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed both 'half:0' and 'pool:0'"):
+            sess.run(y, {**inputs, half: np.full([1, 2, 2, 1], 7, np.float16),
+                         pooled: np.full([1, 2, 2, 1], 3.0, np.float32)})
