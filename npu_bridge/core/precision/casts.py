@@ -277,7 +277,8 @@ def constant_range_problem(node_def, dtype):
     if count > _MAX_CHECKED_ELEMENTS:
         return None
     values = tensor_util.MakeNdarray(proto).astype(np.float32).ravel()
-    rounded = values.astype(dtypes.as_dtype(dtype).as_numpy_dtype).astype(np.float32)
+    with np.errstate(over="ignore"):       # the overflow is what this looks for
+        rounded = values.astype(dtypes.as_dtype(dtype).as_numpy_dtype).astype(np.float32)
     lost = values[((values != 0) & (rounded == 0)) | (np.isfinite(values) & ~np.isfinite(rounded))]
     if lost.size == 0:
         return None
