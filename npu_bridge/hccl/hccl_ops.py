@@ -12,11 +12,15 @@ from npu_bridge.hccl.rank import check_single_rank
 _REDUCTIONS = ("sum", "prod", "max", "min")
 
 
+def _check_reduction(op, reduction):
+    if reduction not in _REDUCTIONS:
+        raise NpuConfigError(f"{op}: reduction {reduction!r} is invalid, it should be one of {list(_REDUCTIONS)}")
+
+
 def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group="hccl_world_group"):
     """All-reduce `tensor` over the ranks of `group` with `reduction` (sum, prod, max, min): identity on one rank."""
     check_single_rank("hccl_ops.allreduce")
-    if reduction not in _REDUCTIONS:
-        raise NpuConfigError(f"hccl_ops.allreduce: reduction {reduction!r} is invalid, it should be one of {list(_REDUCTIONS)}")
+    _check_reduction("hccl_ops.allreduce", reduction)
     return tf.identity(tensor, name="HcomAllReduce")
 
 
@@ -39,9 +43,7 @@ def allgather(tensor, rank_size, group="hccl_world_group"):
 def reduce_scatter(tensor, reduction, rank_size, group="hccl_world_group", fusion=0, fusion_id=-1):
     """Reduce `tensor` over the ranks and give each rank one slice of axis 0: the whole tensor on one rank."""
     check_single_rank("hccl_ops.reduce_scatter")
-    if reduction not in _REDUCTIONS:
-        raise NpuConfigError(f"hccl_ops.reduce_scatter: reduction {reduction!r} is invalid, it should be one of "
-                             f"{list(_REDUCTIONS)}")
+    _check_reduction("hccl_ops.reduce_scatter", reduction)
     if rank_size != 1:
         raise NpuConfigError(f"hccl_ops.reduce_scatter: rank_size {rank_size} but the emulated job has one rank")
     return tf.identity(tensor, name="HcomReduceScatter")
@@ -50,9 +52,7 @@ def reduce_scatter(tensor, reduction, rank_size, group="hccl_world_group", fusio
 def reduce(tensor, reduction, root_rank, fusion=0, fusion_id=-1, group="hccl_world_group"):
     """Reduce `tensor` over the ranks onto `root_rank`: identity on one rank, whose only rank is 0."""
     check_single_rank("hccl_ops.reduce")
-    if reduction not in _REDUCTIONS:
-        raise NpuConfigError(f"hccl_ops.reduce: reduction {reduction!r} is invalid, it should be one of "
-                             f"{list(_REDUCTIONS)}")
+    _check_reduction("hccl_ops.reduce", reduction)
     if root_rank != 0:
         raise NpuConfigError(f"hccl_ops.reduce: root_rank {root_rank} does not exist in a one-rank job (only rank 0)")
     return tf.identity(tensor, name="HcomReduce")

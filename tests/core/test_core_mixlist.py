@@ -273,27 +273,26 @@ def test_correct_names_do_not_warn(tmp_path, library, recwarn):
     assert not [w for w in recwarn if issubclass(w.category, NpuConfigWarning)]
 
 
-def test_lists_use_the_edited_library_from_ascend_opp_path(tmp_path, monkeypatch):
+def _edited_library(tmp_path, monkeypatch, encoding="utf-8"):
+    """A copy of the built-in ascend910 library with Add made black, saved in `encoding`, as ASCEND_OPP_PATH."""
     config = Path("built-in", "op_impl", "ai_core", "tbe", "config", "ascend910")
     shutil.copytree(BUILTIN_ROOT / config, tmp_path / "opp" / config)
     lib_file = tmp_path / "opp" / config / "aic-ascend910-ops-info.json"
     data = json.loads(lib_file.read_text())
     data["Add"]["precision_reduce"] = {"flag": "false"}
-    lib_file.write_text(json.dumps(data))
+    lib_file.write_text(json.dumps(data), encoding=encoding)
     monkeypatch.setenv("ASCEND_OPP_PATH", str(tmp_path / "opp"))
+
+
+def test_lists_use_the_edited_library_from_ascend_opp_path(tmp_path, monkeypatch):
+    _edited_library(tmp_path, monkeypatch)
     lists = build_precision_lists(NpuOptions(mode=PrecisionMode.MIXED_FP16))
     assert lists.list_of("Add") is ListName.BLACK
     assert str(tmp_path / "opp") in lists.origin("Add")
 
 
 def test_an_edited_library_saved_with_a_byte_order_mark_loads(tmp_path, monkeypatch):
-    config = Path("built-in", "op_impl", "ai_core", "tbe", "config", "ascend910")
-    shutil.copytree(BUILTIN_ROOT / config, tmp_path / "opp" / config)
-    lib_file = tmp_path / "opp" / config / "aic-ascend910-ops-info.json"
-    data = json.loads(lib_file.read_text())
-    data["Add"]["precision_reduce"] = {"flag": "false"}
-    lib_file.write_text(json.dumps(data), encoding="utf-8-sig")
-    monkeypatch.setenv("ASCEND_OPP_PATH", str(tmp_path / "opp"))
+    _edited_library(tmp_path, monkeypatch, encoding="utf-8-sig")
     assert build_precision_lists(NpuOptions(mode=PrecisionMode.MIXED_FP16)).list_of("Add") is ListName.BLACK
 
 
