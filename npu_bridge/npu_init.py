@@ -15,7 +15,8 @@ from tensorflow.python.client import session
 from tensorflow.python.training import session_run_hook
 
 from npu_bridge.estimator import npu_ops
-from npu_bridge.estimator.npu import npu_plugin, npu_scope, npu_unary_ops, util
+from npu_bridge.estimator.npu import npu_plugin, npu_scope, util
+from npu_bridge.estimator.npu_unary_ops import npu_unary_ops
 from npu_bridge.estimator.npu.estimator_support import require_estimator as _require_estimator
 from npu_bridge.estimator.npu.npu_config import DumpConfig, NPURunConfig, ProfilingConfig
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec

@@ -230,7 +230,7 @@ def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
                                        "load_iteration_per_loop_var", "keep_tensors_dtypes", "IterationPerLoop"]),
     ("npu_bridge.estimator.npu.npu_hook", ["NPUBroadcastGlobalVariablesHook"]),
     ("npu_bridge.estimator.npu.npu_plugin", ["set_device_sat_mode"]),
-    ("npu_bridge.estimator.npu.npu_unary_ops", ["gelu"]),
+    ("npu_bridge.estimator.npu_unary_ops", ["gelu", "gelu_grad"]),
     ("npu_bridge.estimator.npu.npu_dynamic_rnn", ["DynamicRNN"]),
     ("npu_bridge.hccl.hccl_ops", ["allreduce", "broadcast", "allgather", "reduce_scatter", "reduce"]),
 ])

@@ -5,7 +5,8 @@ import tensorflow as tf
 
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.estimator import npu_ops
-from npu_bridge.estimator.npu import npu_plugin, npu_scope, npu_unary_ops, util
+from npu_bridge.estimator.npu import npu_plugin, npu_scope, util
+from npu_bridge.estimator.npu_unary_ops import npu_unary_ops
 from npu_bridge.hccl import hccl_ops
 from npu_bridge.npu_init import npu_config_proto
 
@@ -67,11 +68,26 @@ def test_gelu_is_the_tanh_approximation():
     np.testing.assert_allclose(got, tanh_form, rtol=1e-5, atol=1e-6)
 
 
-def test_gelu_has_a_gradient():
-    x = tf.constant([0.5, -1.0])
-    grad, = tf.gradients(npu_unary_ops.gelu(x), [x])
+def test_gelu_grad_is_the_derivative_of_gelu():
+    """npu_unary_ops.gelu_grad(dy, x, y), the op hand-written gradients call, agrees with TensorFlow's own gradient
+    of gelu and with a central difference of the tanh form."""
+    x_value = np.linspace(-3, 3, 13).astype(np.float32)
+    x = tf.constant(x_value)
+    y = npu_unary_ops.gelu(x)
+    dy = tf.constant(np.full(13, 2.0, np.float32))
+    auto, = tf.gradients(y, [x], grad_ys=dy)
+    manual = npu_unary_ops.gelu_grad(dy, x, y)
     with v1.Session() as sess:
-        assert np.all(np.isfinite(sess.run(grad)))
+        auto_value, manual_value = sess.run([auto, manual])
+
+    def tanh_form(v):
+        return 0.5 * v * (1 + np.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * v ** 3)))
+
+    step = 1e-3
+    central = 2.0 * (tanh_form(x_value.astype(np.float64) + step) - tanh_form(x_value.astype(np.float64) - step)) \
+        / (2 * step)
+    np.testing.assert_allclose(manual_value, auto_value, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(manual_value, central, rtol=1e-4, atol=1e-5)
 
 
 def test_hccl_collectives_are_identities_on_one_rank():
