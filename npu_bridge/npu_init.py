@@ -15,24 +15,37 @@ from tensorflow.python.client import session
 from tensorflow.python.training import session_run_hook
 
 from npu_bridge.estimator import npu_ops
-from npu_bridge.estimator.npu import npu_plugin, npu_scope, util
+from npu_bridge.estimator.npu import npu_plugin, npu_scope, npu_strategy, util
+from npu_bridge.estimator.npu.npu_plugin import npu_close
 from npu_bridge.estimator.npu_unary_ops import npu_unary_ops
 from npu_bridge.estimator.npu.estimator_support import require_estimator as _require_estimator
 from npu_bridge.estimator.npu.npu_config import DumpConfig, NPURunConfig, ProfilingConfig
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
-from npu_bridge.estimator.npu.npu_hook import NPUBroadcastGlobalVariablesHook
+from npu_bridge.estimator.npu.npu_hook import (
+    NPUBroadcastGlobalVariablesHook,
+    NPUCheckpointSaverHook,
+    NPUOutputTensorHook,
+)
 from npu_bridge.estimator.npu.npu_loss_scale_manager import (
     ExponentialUpdateLossScaleManager,
     FixedLossScaleManager,
 )
 from npu_bridge.estimator.npu.npu_loss_scale_optimizer import NPULossScaleOptimizer
 from npu_bridge.estimator.npu.npu_optimizer import (
+    KerasDistributeOptimizer,
     NPUDistributedOptimizer,
     NPUOptimizer,
     npu_distributed_optimizer_wrapper,
 )
 from npu_bridge.hccl import get_local_rank_id, get_local_rank_size, get_rank_id, get_rank_size, hccl_ops
 from npu_bridge.hccl import check_single_rank as _check_single_rank
+from npu_bridge.hccl.rank import (
+    create_group,
+    destroy_group,
+    get_group_rank_from_world_rank,
+    get_world_rank_from_group_rank,
+)
+from hccl.split.api import set_split_strategy_by_idx, set_split_strategy_by_size
 
 
 def npu_config_proto(config_proto=None):
@@ -53,6 +66,26 @@ def npu_config_proto(config_proto=None):
     config_proto.log_device_placement = False
     config_proto.graph_options.optimizer_options.global_jit_level = config_pb2.OptimizerOptions.OFF
     return config_proto
+
+
+def npu_graph_options(graph_options=None):
+    """`graph_options` (a new GraphOptions if None) with XLA JIT off, as the NPU runs whole graphs itself."""
+    if not isinstance(graph_options, config_pb2.GraphOptions):
+        graph_options = config_pb2.GraphOptions()
+    graph_options.optimizer_options.global_jit_level = config_pb2.OptimizerOptions.OFF
+    return graph_options
+
+
+def npu_optimizer_options(optimizer_options=None):
+    """`optimizer_options` (new OptimizerOptions if None) with XLA JIT off."""
+    if not isinstance(optimizer_options, config_pb2.OptimizerOptions):
+        optimizer_options = config_pb2.OptimizerOptions()
+    optimizer_options.global_jit_level = config_pb2.OptimizerOptions.OFF
+    return optimizer_options
+
+
+class NpuEmptyHook(session_run_hook.SessionRunHook):
+    """A hook that does nothing: the migration tool puts it where a GPU-only hook (Horovod's) was."""
 
 
 def npu_session_config_init(session_config=None):
@@ -85,9 +118,9 @@ def npu_callbacks_append(callbacks_list=()):
 
 
 def npu_keras_optimizer(opt):
-    """The migration tool's wrapper for Keras optimizers: gradient all-reduce, the identity on one rank."""
-    _check_single_rank("npu_keras_optimizer")
-    return opt
+    """The migration tool's wrapper for Keras optimizers: KerasDistributeOptimizer(opt), `opt` itself on one
+    rank."""
+    return KerasDistributeOptimizer(opt)
 
 
 def npu_tf_optimizer(opt):

@@ -18,7 +18,10 @@ EXPORTED = """NPURunConfig ProfilingConfig DumpConfig NPUEstimator NPUEstimatorS
     get_rank_size get_rank_id get_local_rank_size get_local_rank_id npu_config_proto npu_session_config_init
     npu_run_config_init npu_hooks_append npu_tf_optimizer set_keras_session_npu_config init_resource
     shutdown_resource close_session get_npu_rank_id get_npu_rank_size RewriterConfig config_pb2 rewriter_config_pb2
-    os tf session session_run_hook npu_clear_session npu_allreduce""".split()
+    os tf session session_run_hook npu_clear_session npu_allreduce NPUCheckpointSaverHook NPUOutputTensorHook
+    NpuEmptyHook KerasDistributeOptimizer npu_keras_optimizer npu_strategy npu_close npu_graph_options
+    npu_optimizer_options create_group destroy_group get_world_rank_from_group_rank get_group_rank_from_world_rank
+    set_split_strategy_by_idx set_split_strategy_by_size""".split()
 
 
 @pytest.fixture
@@ -221,18 +224,24 @@ def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
     ("npu_bridge.estimator.npu.npu_config", ["NPURunConfig", "DumpConfig", "ProfilingConfig"]),
     ("npu_bridge.estimator.npu.npu_estimator", ["NPUEstimator", "NPUEstimatorSpec"]),
     ("npu_bridge.estimator.npu.npu_optimizer", ["NPUDistributedOptimizer", "NPUOptimizer",
-                                                "npu_distributed_optimizer_wrapper"]),
+                                                "npu_distributed_optimizer_wrapper", "KerasDistributeOptimizer"]),
     ("npu_bridge.estimator.npu.npu_loss_scale_optimizer", ["NPULossScaleOptimizer"]),
     ("npu_bridge.estimator.npu.npu_loss_scale_manager", ["FixedLossScaleManager",
                                                          "ExponentialUpdateLossScaleManager"]),
     ("npu_bridge.estimator.npu.npu_scope", ["keep_dtype_scope", "without_npu_compile_scope"]),
     ("npu_bridge.estimator.npu.util", ["set_iteration_per_loop", "create_iteration_per_loop_var",
-                                       "load_iteration_per_loop_var", "keep_tensors_dtypes", "IterationPerLoop"]),
-    ("npu_bridge.estimator.npu.npu_hook", ["NPUBroadcastGlobalVariablesHook"]),
-    ("npu_bridge.estimator.npu.npu_plugin", ["set_device_sat_mode"]),
+                                       "load_iteration_per_loop_var", "keep_tensors_dtypes", "IterationPerLoop",
+                                       "set_graph_exec_config", "global_dict_init", "set_value", "get_value"]),
+    ("npu_bridge.estimator.npu.npu_hook", ["NPUBroadcastGlobalVariablesHook", "NPUCheckpointSaverHook",
+                                           "NPUOutputTensorHook"]),
+    ("npu_bridge.estimator.npu.npu_plugin", ["set_device_sat_mode", "npu_close"]),
+    ("npu_bridge.estimator.npu.npu_strategy", ["NPUStrategy"]),
     ("npu_bridge.estimator.npu_unary_ops", ["gelu", "gelu_grad"]),
     ("npu_bridge.estimator.npu.npu_dynamic_rnn", ["DynamicRNN"]),
     ("npu_bridge.hccl.hccl_ops", ["allreduce", "broadcast", "allgather", "reduce_scatter", "reduce"]),
+    ("hccl.manage.api", ["create_group", "destroy_group", "get_world_rank_from_group_rank",
+                         "get_group_rank_from_world_rank", "get_rank_size", "get_rank_id"]),
+    ("hccl.split.api", ["set_split_strategy_by_idx", "set_split_strategy_by_size"]),
 ])
 def test_module_paths_of_real_scripts_import(module, symbols):
     imported = __import__(module, fromlist=symbols)

@@ -67,3 +67,11 @@ def npu_distributed_optimizer_wrapper(optimizer):
     """Return `optimizer` itself: the real wrapper patches it to all-reduce gradients, a no-op on one rank."""
     check_single_rank("npu_distributed_optimizer_wrapper")
     return optimizer
+
+
+def KerasDistributeOptimizer(optimizer, name="NpuKerasOptimizer", **kwargs):
+    """The adapter's all-reduce wrapper for a Keras optimizer, which `npu_keras_optimizer` returns and
+    `model.compile` takes; with one rank the average of one gradient is that gradient, so it is `optimizer`
+    itself (the real class wraps it, forwarding every call)."""
+    check_single_rank("KerasDistributeOptimizer")
+    return optimizer

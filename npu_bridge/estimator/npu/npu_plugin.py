@@ -50,3 +50,7 @@ def is_inf_nan_enabled():
     from npu_bridge.core.soc import soc_info
 
     return not soc_info(current_soc()).saturation_mode
+
+
+def npu_close():
+    """Release the device (the real npu_init registers it with atexit); nothing is held on the emulator."""

@@ -78,3 +78,35 @@ def keep_tensors_dtypes(graph, input_tensors):
         name = tensor if isinstance(tensor, str) else tensor.name
         op = graph.get_tensor_by_name(name).op if ":" in name else graph.get_operation_by_name(name)
         op._set_attr("_keep_dtype", keep)
+
+
+_values = {}
+
+
+def global_dict_init():
+    """Start the adapter's process-wide key-value store afresh (init_resource keeps the rank facts in it)."""
+    _values.clear()
+
+
+def set_value(key, value):
+    _values[key] = value
+
+
+def get_value(key, default=None):
+    return _values.get(key, default)
+
+
+def set_graph_exec_config(fetch, dynamic_input=False, dynamic_graph_execute_mode="dynamic_execute",
+                          dynamic_inputs_shape_range=None, is_train_graph=False, experimental_config=None):
+    """Return `fetch` (an Operation, Tensor, tensor name, or a list or tuple of them) unchanged.
+
+    On the NPU these options steer how the graph is compiled for dynamic input shapes; the emulator runs the
+    graph with TensorFlow's own kernels, which take any shape, so there is nothing to set.
+    """
+    if not isinstance(fetch, (tf.Operation, tf.Tensor, str, list, tuple)):
+        raise ValueError(f"set_graph_exec_config: fetch must be an Operation, Tensor, tensor name, list or tuple, "
+                         f"got {type(fetch).__name__}")
+    if dynamic_graph_execute_mode != "dynamic_execute":
+        raise ValueError(f"set_graph_exec_config: dynamic_graph_execute_mode must be 'dynamic_execute', "
+                         f"got {dynamic_graph_execute_mode!r}")
+    return fetch
