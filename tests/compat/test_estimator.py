@@ -96,3 +96,34 @@ def test_host_call_runs_on_every_training_step(tmp_path):
     with pytest.raises(ValueError, match="host_call must be"):
         NPUEstimatorSpec(mode=tf.estimator.ModeKeys.TRAIN, loss=tf.constant(1.0), train_op=tf.no_op(),
                          host_call=lambda: None)
+
+
+def test_host_call_summaries_are_written(tmp_path):
+    """The documented host_call pattern: a summary writer made inside the host_call function, a scalar per step.
+    The writer is opened when the session starts and flushed when training ends."""
+    from tensorflow.python.ops import summary_ops_v2 as summary
+
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+
+    logdir = tmp_path / "host_call"
+
+    def host_fn(global_step, loss):
+        with summary.create_file_writer(str(logdir), max_queue=1000).as_default(), \
+                summary.always_record_summaries():
+            summary.scalar("host_call_loss", loss[0], step=global_step[0])
+            return summary.all_v2_summary_ops()
+
+    def model_fn(features, labels, mode):
+        spec = _model_fn(features, labels, mode)
+        step = tf.reshape(v1.train.get_global_step(), [1])
+        return NPUEstimatorSpec(mode=mode, loss=spec.loss, train_op=spec.train_op, predictions=spec.predictions,
+                                host_call=(host_fn, [step, tf.reshape(spec.loss, [1])]))
+
+    config = NPURunConfig(model_dir=str(tmp_path / "model"), log_step_count_steps=None)
+    NPUEstimator(model_fn=model_fn, config=config).train(_input_fn, max_steps=4)
+    steps = []
+    for path in logdir.glob("events.out.tfevents.*"):
+        for event in v1.train.summary_iterator(str(path)):
+            steps += [event.step for value in event.summary.value if value.tag == "host_call_loss"]
+    assert sorted(steps) == [0, 1, 2, 3]

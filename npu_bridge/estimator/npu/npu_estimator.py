@@ -9,6 +9,7 @@ import inspect
 
 import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
+from tensorflow.python.ops import summary_ops_v2
 
 from npu_bridge.estimator.npu.estimator_support import ESTIMATOR, require_estimator
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
@@ -39,12 +40,29 @@ class NPUEstimatorSpec(ESTIMATOR.EstimatorSpec if ESTIMATOR is not None else obj
         return spec
 
 
+class _HostCallWritersHook(tf.train.SessionRunHook):
+    """Opens the summary writers a host_call made once the session exists and flushes them at the end, as the
+    real adapter's host-call hook does (without it the first step fails: the writer resource does not exist)."""
+
+    def begin(self):
+        self._init_ops = summary_ops_v2.summary_writer_initializer_op()
+        self._flush_ops = [tf.raw_ops.FlushSummaryWriter(writer=op.inputs[0]) for op in self._init_ops]
+
+    def after_create_session(self, session, coord):
+        session.run(self._init_ops)
+
+    def end(self, session):
+        session.run(self._flush_ops)
+
+
 def _with_host_call(spec):
-    """The spec with the ops of its host_call grouped into its train op (run on every training step)."""
+    """The spec with the ops of its host_call grouped into its train op (run on every training step), and a hook
+    for the summary writers it made."""
     fn, tensors = spec.host_call
     outputs = fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
     outputs = [] if outputs is None else outputs if isinstance(outputs, (list, tuple)) else [outputs]
-    return spec._replace(train_op=tf.group(spec.train_op, *outputs))
+    hooks = [*(spec.training_hooks or ()), _HostCallWritersHook()]
+    return spec._replace(train_op=tf.group(spec.train_op, *outputs), training_hooks=hooks)
 
 
 def _loop_train_op(spec, iterations_per_loop):
