@@ -19,7 +19,7 @@ from npu_bridge.estimator.npu import npu_plugin, npu_scope, npu_strategy, util
 from npu_bridge.estimator.npu.npu_plugin import npu_close
 from npu_bridge.estimator.npu_unary_ops import npu_unary_ops
 from npu_bridge.estimator.npu.estimator_support import require_estimator as _require_estimator
-from npu_bridge.estimator.npu.npu_config import DumpConfig, NPURunConfig, ProfilingConfig
+from npu_bridge.estimator.npu.npu_config import DumpConfig, DynamicInputConfig, NPURunConfig, ProfilingConfig
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
 from npu_bridge.estimator.npu.npu_hook import (
     NPUBroadcastGlobalVariablesHook,

@@ -4,7 +4,9 @@ import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
 from npu_bridge.core.errors import NpuConfigError
-from npu_bridge.estimator.npu.npu_config import DumpConfig, NPURunConfig, ProfilingConfig, npu_session_config
+from npu_bridge.estimator.npu.npu_config import (
+    DumpConfig, DynamicInputConfig, NPURunConfig, ProfilingConfig, npu_session_config,
+)
 
 needs_estimator = pytest.mark.skipif(not hasattr(tf.compat.v1, "estimator"),
                                      reason="tf.estimator exists up to TensorFlow 2.15")
@@ -85,6 +87,8 @@ def test_run_config_passes_adapter_options_through():
     ({"graph_run_mode": 2}, ValueError, '"graph_run_mode" value must be 0 or 1'),
     ({"dump_config": {"enable_dump": True}}, ValueError, "dump_config must be a DumpConfig"),
     ({"horovod_mode": "yes"}, ValueError, "horovod_mode"),
+    ({"dynamic_input_config": {"input_shape": "data:-1,3"}}, ValueError,
+     "dynamic_input_config must be a DynamicInputConfig, got dict"),
     ({"precision_mode": "allow_mix_precision", "precision_mode_v2": "mixed_float16"}, NpuConfigError,
      "can not be assigned at the same time"),
     ({"modify_mixlist": "/tmp/ops_info.json", "precision_mode": "force_fp32"}, NpuConfigError,
@@ -105,3 +109,37 @@ def test_misspelt_adapter_options_warn_with_the_nearest_key():
 @needs_estimator
 def test_run_config_checkpoints_by_steps_by_default():
     assert NPURunConfig().save_checkpoints_steps == 100
+
+
+@needs_estimator
+def test_dynamic_input_config_is_written_and_an_estimator_trains_with_any_batch_size(tmp_path):
+    """The NPU compiles a graph per listed batch size; the CPU kernels take any shape, so the config is recorded
+    (input_shape, dynamic_dims, dynamic_node_type as on the NPU) and the Estimator trains unmodified."""
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+
+    dynamic = DynamicInputConfig(input_shape="x:-1,3", dynamic_dims="2;4", dynamic_node_type=0)
+    config = NPURunConfig(model_dir=str(tmp_path), dynamic_input_config=dynamic, log_step_count_steps=None)
+    params = _params(config.session_config)
+    assert (params["input_shape"].s, params["dynamic_dims"].s, params["dynamic_node_type"].i) == \
+        (b"x:-1,3", b"2;4", 0)
+
+    def model_fn(features, labels, mode):
+        loss = tf.reduce_mean(tf.square(tf.compat.v1.layers.dense(features, 1) - labels))
+        step = tf.compat.v1.train.get_or_create_global_step()
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        return NPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+
+    def input_fn():
+        x = tf.ones([6, 3])
+        return tf.data.Dataset.from_tensor_slices((x, x[:, :1])).batch(4)       # batches of 4, then 2
+
+    estimator = NPUEstimator(model_fn=model_fn, config=config)
+    estimator.train(input_fn)
+    assert estimator.get_variable_value("global_step") == 2
+
+
+def test_dynamic_input_config_rejects_what_the_npu_cannot_compile():
+    with pytest.raises(ValueError, match="dynamic_node_type must be 0 \\(dataset\\) or 1 \\(placeholder\\), got 2"):
+        DynamicInputConfig("x:-1,3", "2;4", 2)
+    with pytest.raises(ValueError, match="input_shape and dynamic_dims are strings"):
+        DynamicInputConfig("x:-1,3", [2, 4], 0)

@@ -21,7 +21,7 @@ EXPORTED = """NPURunConfig ProfilingConfig DumpConfig NPUEstimator NPUEstimatorS
     os tf session session_run_hook npu_clear_session npu_allreduce NPUCheckpointSaverHook NPUOutputTensorHook
     NpuEmptyHook KerasDistributeOptimizer npu_keras_optimizer npu_strategy npu_close npu_graph_options
     npu_optimizer_options create_group destroy_group get_world_rank_from_group_rank get_group_rank_from_world_rank
-    set_split_strategy_by_idx set_split_strategy_by_size""".split()
+    set_split_strategy_by_idx set_split_strategy_by_size DynamicInputConfig""".split()
 
 
 @pytest.fixture
@@ -221,7 +221,7 @@ def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
 
 @pytest.mark.parametrize("module, symbols", [
     ("npu_bridge.estimator.npu_ops", ["dropout", "initialize_system", "shutdown_system"]),
-    ("npu_bridge.estimator.npu.npu_config", ["NPURunConfig", "DumpConfig", "ProfilingConfig"]),
+    ("npu_bridge.estimator.npu.npu_config", ["NPURunConfig", "DumpConfig", "ProfilingConfig", "DynamicInputConfig"]),
     ("npu_bridge.estimator.npu.npu_estimator", ["NPUEstimator", "NPUEstimatorSpec"]),
     ("npu_bridge.estimator.npu.npu_optimizer", ["NPUDistributedOptimizer", "NPUOptimizer",
                                                 "npu_distributed_optimizer_wrapper", "KerasDistributeOptimizer"]),

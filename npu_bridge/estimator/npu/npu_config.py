@@ -45,6 +45,30 @@ class DumpConfig:
         return params
 
 
+class DynamicInputConfig:
+    """Input shapes with -1 dims and the values those dims take (the NPU compiles one graph per value set).
+
+    The emulator runs TensorFlow's CPU kernels, which take any shape, so the graph needs nothing compiled per
+    value set; the three fields still go into the parameter_map (input_shape, dynamic_dims, dynamic_node_type)
+    as on the NPU. dynamic_node_type: 0 when the dynamic inputs come from a dataset, 1 from placeholders.
+    """
+
+    def __init__(self, input_shape, dynamic_dims, dynamic_node_type):
+        if not isinstance(input_shape, str) or not isinstance(dynamic_dims, str):
+            raise ValueError(f"DynamicInputConfig: input_shape and dynamic_dims are strings (e.g. 'data:-1,3' and "
+                             f"'1;2;4'), got {input_shape!r} and {dynamic_dims!r}")
+        if dynamic_node_type not in (0, 1) or isinstance(dynamic_node_type, bool):
+            raise ValueError(f"DynamicInputConfig: dynamic_node_type must be 0 (dataset) or 1 (placeholder), "
+                             f"got {dynamic_node_type!r}")
+        self._input_shape = input_shape
+        self._dynamic_dims = dynamic_dims
+        self._dynamic_node_type = dynamic_node_type
+
+    def parameters(self):
+        return {"input_shape": self._input_shape, "dynamic_dims": self._dynamic_dims,
+                "dynamic_node_type": self._dynamic_node_type}
+
+
 class ProfilingConfig:
     """Profiling switch and options. The emulator has no device profiler: the options are kept, not acted on."""
 
@@ -154,9 +178,9 @@ class NPURunConfig(ESTIMATOR.RunConfig if ESTIMATOR is not None else object):
         require_estimator("NPURunConfig")
         _check_run_config_args(iterations_per_loop, mix_compile_mode, jit_compile, graph_run_mode, dump_config,
                                profiling_config, horovod_mode)
-        if dynamic_input_config is not None:
-            raise ValueError("dynamic_input_config (dynamic shapes on the device) is not supported by the emulator; "
-                             "shapes are always dynamic on the CPU, remove the argument")
+        if dynamic_input_config is not None and not isinstance(dynamic_input_config, DynamicInputConfig):
+            raise ValueError(f"NPURunConfig: dynamic_input_config must be a DynamicInputConfig, "
+                             f"got {type(dynamic_input_config).__name__}")
         parameters = {
             "use_off_line": True, "iterations_per_loop": iterations_per_loop, "graph_run_mode": graph_run_mode,
             "enable_data_pre_proc": enable_data_pre_proc, "mix_compile_mode": mix_compile_mode,
@@ -187,6 +211,8 @@ class NPURunConfig(ESTIMATOR.RunConfig if ESTIMATOR is not None else object):
             parameters.update(dump_config.parameters())
         if profiling_config is not None:
             parameters.update(profiling_config.parameters())
+        if dynamic_input_config is not None:
+            parameters.update(dynamic_input_config.parameters())
         if save_checkpoints_secs is None and save_checkpoints_steps is None:
             save_checkpoints_steps = 100  # the real NPURunConfig's default: checkpoints by steps, not by time
         self.iterations_per_loop = iterations_per_loop
