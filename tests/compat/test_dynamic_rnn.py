@@ -99,3 +99,42 @@ def test_seq_length_is_rejected_clearly():
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="seq_length"):
             DynamicRNN(H, tf.float32)(tf.zeros([T, B, I]), seq_length=tf.constant([T] * B))
+
+
+class _TanhCell:
+    """A plain tanh RNN cell with its weights made up front (the Keras-backed v1 cells need tf_keras on
+    TensorFlow >= 2.16), so an unrolled and a looped run share them."""
+
+    output_size = state_size = H
+
+    def __init__(self):
+        self.kernel = tf.constant(np.random.RandomState(2).randn(I + H, H).astype(np.float32) * 0.5)
+
+    def zero_state(self, batch_size, dtype):
+        return tf.zeros([batch_size, H], dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        output = tf.tanh(tf.matmul(tf.concat([inputs, state], axis=1), self.kernel))
+        return output, output
+
+
+def test_npu_dynamic_rnn_unrolls_to_the_same_values_as_dynamic_rnn():
+    """npu_rnn.npu_dynamic_rnn: time-major inputs through an unrolled static_rnn (no while loop), equal to
+    tf.nn.dynamic_rnn over the same cell, with sequence lengths."""
+    from npu_bridge.estimator.npu import npu_rnn
+
+    x_value = np.random.RandomState(1).randn(T, B, I).astype(np.float32)
+    with tf.Graph().as_default() as graph:
+        x = tf.constant(x_value)
+        lengths = tf.constant([4, 2, 3])
+        cell = _TanhCell()
+        unrolled, unrolled_state = npu_rnn.npu_dynamic_rnn(cell, x, dtype=tf.float32, sequence_length=lengths,
+                                                           scope="unrolled")
+        assert not [op for op in graph.get_operations() if op.type == "Enter"]
+        looped, looped_state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, sequence_length=lengths,
+                                                 time_major=True, scope="looped")
+        with tf.Session() as sess:
+            got, want = sess.run([(unrolled, unrolled_state), (looped, looped_state)])
+    assert got[0].shape == (T, B, H)
+    for mine, theirs in zip(got, want):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)

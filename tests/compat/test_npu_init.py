@@ -21,7 +21,7 @@ EXPORTED = """NPURunConfig ProfilingConfig DumpConfig NPUEstimator NPUEstimatorS
     os tf session session_run_hook npu_clear_session npu_allreduce NPUCheckpointSaverHook NPUOutputTensorHook
     NpuEmptyHook KerasDistributeOptimizer npu_keras_optimizer npu_strategy npu_close npu_graph_options
     npu_optimizer_options create_group destroy_group get_world_rank_from_group_rank get_group_rank_from_world_rank
-    set_split_strategy_by_idx set_split_strategy_by_size DynamicInputConfig""".split()
+    set_split_strategy_by_idx set_split_strategy_by_size DynamicInputConfig npu_rnn""".split()
 
 
 @pytest.fixture
@@ -236,6 +236,7 @@ def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
                                            "NPUOutputTensorHook"]),
     ("npu_bridge.estimator.npu.npu_plugin", ["set_device_sat_mode", "npu_close"]),
     ("npu_bridge.estimator.npu.npu_strategy", ["NPUStrategy"]),
+    ("npu_bridge.estimator.npu.npu_rnn", ["npu_dynamic_rnn"]),
     ("npu_bridge.estimator.npu_unary_ops", ["gelu", "gelu_grad"]),
     ("npu_bridge.estimator.npu.npu_dynamic_rnn", ["DynamicRNN"]),
     ("npu_bridge.hccl.hccl_ops", ["allreduce", "broadcast", "allgather", "reduce_scatter", "reduce"]),
