@@ -15,7 +15,7 @@ from tensorflow.python.client import session
 from tensorflow.python.training import session_run_hook
 
 from npu_bridge.estimator import npu_ops
-from npu_bridge.estimator.npu import npu_plugin, npu_rnn, npu_scope, npu_strategy, util
+from npu_bridge.estimator.npu import keras_to_npu, npu_plugin, npu_rnn, npu_scope, npu_strategy, util
 from npu_bridge.estimator.npu.npu_plugin import npu_close
 from npu_bridge.estimator.npu_unary_ops import npu_unary_ops
 from npu_bridge.estimator.npu.estimator_support import require_estimator as _require_estimator

@@ -21,7 +21,7 @@ EXPORTED = """NPURunConfig ProfilingConfig DumpConfig NPUEstimator NPUEstimatorS
     os tf session session_run_hook npu_clear_session npu_allreduce NPUCheckpointSaverHook NPUOutputTensorHook
     NpuEmptyHook KerasDistributeOptimizer npu_keras_optimizer npu_strategy npu_close npu_graph_options
     npu_optimizer_options create_group destroy_group get_world_rank_from_group_rank get_group_rank_from_world_rank
-    set_split_strategy_by_idx set_split_strategy_by_size DynamicInputConfig npu_rnn""".split()
+    set_split_strategy_by_idx set_split_strategy_by_size DynamicInputConfig npu_rnn keras_to_npu""".split()
 
 
 @pytest.fixture
