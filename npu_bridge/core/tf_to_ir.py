@@ -61,6 +61,8 @@ _RENAMED = {
     "MaxPool3DGradGrad": ("MaxPool3DGradGradD",),
     "HistogramFixedWidth": ("HistogramFixedWidthD",),
     "CropAndResize": ("CropAndResizeD",),
+    "BlockLSTM": ("DynamicRNN",),           # what npu_dynamic_rnn.DynamicRNN builds for the NPU's DynamicRNN
+    "BlockLSTMGrad": ("DynamicRNNGrad",),
     "RefEnter": ("Enter",),
     "RefNextIteration": ("NextIteration",),
 }

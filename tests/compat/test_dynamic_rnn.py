@@ -138,3 +138,52 @@ def test_npu_dynamic_rnn_unrolls_to_the_same_values_as_dynamic_rnn():
     assert got[0].shape == (T, B, H)
     for mine, theirs in zip(got, want):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+def _rnn_run(tmp_path, precision_mode, mixlist=None):
+    """(y, weight gradient, report) of a DynamicRNN in an emulated session under `precision_mode`."""
+    import json
+
+    from npu_bridge.runtime import activate, last_report
+    from tests.npu_test_support import npu_config
+
+    activate()
+    parameters = {"use_off_line": True, "precision_mode": precision_mode}
+    if mixlist is not None:
+        path = tmp_path / "mixlist.json"
+        path.write_text(json.dumps(mixlist))
+        parameters["modify_mixlist"] = str(path)
+    rng = np.random.RandomState(4)
+    with tf.Graph().as_default():
+        x = tf.constant(rng.randn(T, B, I).astype(np.float32))
+        w = tf.Variable(rng.randn(I + H, 4 * H).astype(np.float32) * 0.3)
+        y = DynamicRNN(H, tf.float32)(x, weight=w, bias=tf.zeros([4 * H]))[0]
+        grad, = tf.gradients(tf.reduce_sum(y ** 2), [w])
+        with tf.Session(config=npu_config(**parameters)) as sess:
+            sess.run(tf.global_variables_initializer())
+            y_value, grad_value = sess.run([y, grad])
+            return y_value, grad_value, last_report(sess)
+
+
+def _row(report, tf_type):
+    row, = [record for record in report.records if record.tf_type == tf_type]
+    return row
+
+
+def test_dynamic_rnn_is_the_white_list_dynamic_rnn_op_under_mixed_precision(tmp_path):
+    """The NPU's DynamicRNN is on the white list (precision_reduce true): it computes in float16. Its gradient is
+    DynamicRNNGrad, not in the library, so gray. Values move by float16 rounding only."""
+    y, grad, report = _rnn_run(tmp_path, "allow_mix_precision")
+    forward, backward = _row(report, "BlockLSTM"), _row(report, "BlockLSTMGrad")
+    assert (forward.ir_type, forward.list, forward.decision) == ("DynamicRNN", "white", "float16")
+    assert (backward.ir_type, backward.list) == ("DynamicRNNGrad", "gray")
+    y32, grad32, _ = _rnn_run(tmp_path, "must_keep_origin_dtype")
+    assert not np.array_equal(y, y32)
+    np.testing.assert_allclose(y, y32, atol=5e-3)
+    np.testing.assert_allclose(grad, grad32, rtol=2e-2, atol=2e-2)
+
+
+def test_a_mixlist_can_keep_dynamic_rnn_in_float32(tmp_path):
+    _, _, report = _rnn_run(tmp_path, "allow_mix_precision", mixlist={"black-list": {"to-add": ["DynamicRNN"]}})
+    forward = _row(report, "BlockLSTM")
+    assert (forward.list, forward.decision) == ("black", "float32")
