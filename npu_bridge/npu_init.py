@@ -5,7 +5,6 @@ which scripts use after nothing but the star import), `os`, `RewriterConfig`, `c
 `rewriter_config_pb2`. The helpers below are the ones the Ascend migration tool writes into scripts; each
 fills in the NpuOptimizer entry of a session config so the session runs on the emulated NPU.
 """
-import importlib as _importlib
 import os
 
 import tensorflow.compat.v1 as tf
@@ -19,6 +18,8 @@ from npu_bridge.estimator.npu import keras_to_npu, npu_plugin, npu_rnn, npu_scop
 from npu_bridge.estimator.npu.npu_plugin import npu_close
 from npu_bridge.estimator.npu_unary_ops import npu_unary_ops
 from npu_bridge.estimator.npu.estimator_support import require_estimator as _require_estimator
+from npu_bridge.estimator.npu.npu_callbacks import NPUBroadcastGlobalVariablesCallback
+from npu_bridge.estimator.npu.npu_callbacks import keras_v1 as _keras_v1
 from npu_bridge.estimator.npu.npu_config import DumpConfig, DynamicInputConfig, NPURunConfig, ProfilingConfig
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
 from npu_bridge.estimator.npu.npu_hook import (
@@ -128,25 +129,17 @@ def npu_tf_optimizer(opt):
     return NPUDistributedOptimizer(opt)
 
 
-def _keras_v1_backend():
-    """The Keras 2 backend whose session TF1 Keras code uses (tf_keras on TF >= 2.16, bundled Keras on 2.15)."""
-    major, minor = (int(part) for part in tf.__version__.split(".")[:2])
-    if (major, minor) < (2, 16):
-        return tf.keras.backend
-    return _importlib.import_module("tf_keras.api._v1.keras.backend")
-
-
 def set_keras_session_npu_config(config=None):
     """Open a session with the NpuOptimizer config, make it Keras' session and return it."""
     sess = session.Session(config=npu_config_proto(config))
-    _keras_v1_backend().set_session(sess)
+    _keras_v1().backend.set_session(sess)
     return sess
 
 
 def npu_clear_session(config=None):
     """What the migration tool puts for keras' clear_session(): clear Keras' graph and session, then give Keras a
     new session with the NpuOptimizer config."""
-    _keras_v1_backend().clear_session()
+    _keras_v1().backend.clear_session()
     return set_keras_session_npu_config(config)
 
 

@@ -135,3 +135,24 @@ def test_util_value_store_and_graph_exec_config():
     with pytest.raises(ValueError, match="fetch must be an Operation, Tensor, tensor name, list or tuple, got int"):
         npu_init.util.set_graph_exec_config(3)
     npu_init.npu_close()
+
+
+def test_broadcast_callback_lets_a_keras_model_fit_on_one_rank(monkeypatch):
+    keras = npu_init._keras_v1()
+    sess = npu_init.set_keras_session_npu_config()
+    try:
+        model = keras.Sequential([keras.layers.Dense(1, input_shape=(3,))])
+        model.compile(optimizer="sgd", loss="mse")
+        callback = npu_init.NPUBroadcastGlobalVariablesCallback(0)
+        assert isinstance(callback, keras.callbacks.Callback)
+        x = np.ones((8, 3), np.float32)
+        history = model.fit(x, x[:, :1], epochs=2, verbose=0, callbacks=[callback])
+        assert len(history.history["loss"]) == 2
+    finally:
+        keras.backend.set_session(None)
+        sess.close()
+    with pytest.raises(ValueError, match="root_rank 1 does not exist"):
+        npu_init.NPUBroadcastGlobalVariablesCallback(1)
+    monkeypatch.setenv("RANK_SIZE", "8")
+    with pytest.raises(NpuConfigError, match="RANK_SIZE=8: NPUBroadcastGlobalVariablesCallback"):
+        npu_init.NPUBroadcastGlobalVariablesCallback(0)

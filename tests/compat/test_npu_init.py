@@ -21,7 +21,8 @@ EXPORTED = """NPURunConfig ProfilingConfig DumpConfig NPUEstimator NPUEstimatorS
     os tf session session_run_hook npu_clear_session npu_allreduce NPUCheckpointSaverHook NPUOutputTensorHook
     NpuEmptyHook KerasDistributeOptimizer npu_keras_optimizer npu_strategy npu_close npu_graph_options
     npu_optimizer_options create_group destroy_group get_world_rank_from_group_rank get_group_rank_from_world_rank
-    set_split_strategy_by_idx set_split_strategy_by_size DynamicInputConfig npu_rnn keras_to_npu""".split()
+    set_split_strategy_by_idx set_split_strategy_by_size DynamicInputConfig npu_rnn keras_to_npu
+    NPUBroadcastGlobalVariablesCallback""".split()
 
 
 @pytest.fixture
@@ -112,7 +113,7 @@ def test_npu_hooks_append_adds_the_broadcast_hook():
 def test_npu_clear_session_gives_keras_a_new_npu_session():
     """Run in a thread of its own: Keras' clear_session resets the default graph, which a script does at top level,
     outside this module's fresh_graph nesting (the default graph stack is per thread)."""
-    backend = npu_init._keras_v1_backend()
+    backend = npu_init._keras_v1().backend
     found = {}
 
     def script():
@@ -191,7 +192,7 @@ def test_multi_rank_jobs_are_refused_clearly(monkeypatch, call):
 
 
 def test_set_keras_session_npu_config_makes_keras_use_an_npu_session():
-    backend = npu_init._keras_v1_backend()
+    backend = npu_init._keras_v1().backend
     sess = npu_init.set_keras_session_npu_config()
     try:
         assert backend.get_session() is sess
@@ -237,6 +238,7 @@ def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
     ("npu_bridge.estimator.npu.npu_plugin", ["set_device_sat_mode", "npu_close"]),
     ("npu_bridge.estimator.npu.npu_strategy", ["NPUStrategy"]),
     ("npu_bridge.estimator.npu.npu_rnn", ["npu_dynamic_rnn"]),
+    ("npu_bridge.estimator.npu.npu_callbacks", ["NPUBroadcastGlobalVariablesCallback"]),
     ("npu_bridge.estimator.npu_unary_ops", ["gelu", "gelu_grad"]),
     ("npu_bridge.estimator.npu.npu_dynamic_rnn", ["DynamicRNN"]),
     ("npu_bridge.hccl.hccl_ops", ["allreduce", "broadcast", "allgather", "reduce_scatter", "reduce"]),
