@@ -156,7 +156,7 @@ def _loop_config(iterations):
 
 def test_set_iteration_per_loop_runs_the_step_n_times_per_run():
     counter = v1.Variable(0, name="counter")
-    step = v1.assign_add(counter, 1)
+    step = v1.assign_add(counter, 1).op
     with v1.Session(config=_loop_config(5)) as sess:
         sess.run(v1.global_variables_initializer())
         train_op = util.set_iteration_per_loop(sess, step, 5)
@@ -171,7 +171,7 @@ def test_iteration_count_must_match_the_session_option():
     counter = v1.Variable(0)
     with v1.Session(config=_loop_config(2)) as sess:
         sess.run(v1.global_variables_initializer())
-        train_op = util.set_iteration_per_loop(sess, v1.assign_add(counter, 1), 3)
+        train_op = util.set_iteration_per_loop(sess, v1.assign_add(counter, 1).op, 3)
         with pytest.raises(NpuConfigError, match="iterations_per_loop"):
             sess.run(train_op)
 
@@ -187,6 +187,24 @@ def test_create_and_load_iteration_per_loop_var():
         assert sess.run(counter) == 3
         loop_var, = [v for v in v1.local_variables() if v.op.name == "npu_runconfig/iterations_per_loop"]
         assert sess.run(loop_var) == 3
+
+
+def test_one_iteration_per_loop_is_the_train_op_itself():
+    counter = v1.Variable(0)
+    step = v1.assign_add(counter, 1).op
+    with v1.Session(config=_loop_config(1)) as sess:
+        sess.run(v1.global_variables_initializer())
+        assert util.set_iteration_per_loop(sess, step, 1) is step
+        sess.run(step)
+        assert sess.run(counter) == 1
+
+
+def test_set_iteration_per_loop_wants_an_operation():
+    counter = v1.Variable(0)
+    with v1.Session() as sess:
+        with pytest.raises(ValueError, match="train_op must be an Operation .* got Tensor 'AssignAdd:0' of type "
+                                             "int32_ref; pass its .op"):
+            util.set_iteration_per_loop(sess, v1.assign_add(counter, 1), 2)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.0, True])

@@ -50,8 +50,16 @@ def load_iteration_per_loop_var(sess, iterations_per_loop):
 
 
 def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
-    """Return the op whose single `sess.run` runs `train_op` `iterations_per_loop` times (a group named IterationOp)."""
+    """Return the op whose single `sess.run` runs `train_op` `iterations_per_loop` times (a group named IterationOp);
+    `train_op` itself for one iteration, as the real helper does."""
+    if not isinstance(train_op, tf.Operation):
+        described = f"Tensor '{train_op.name}' of type {train_op.dtype.name}; pass its .op" \
+            if isinstance(train_op, tf.Tensor) else type(train_op).__name__
+        raise ValueError(f"set_iteration_per_loop: train_op must be an Operation (what optimizer.minimize returns), "
+                         f"got {described}")
     _check_iterations(iterations_per_loop)
+    if iterations_per_loop == 1:
+        return train_op
     iteration_op = create_iteration_per_loop_var(train_op)
     load_iteration_per_loop_var(sess, iterations_per_loop)
     return iteration_op
