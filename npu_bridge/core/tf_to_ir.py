@@ -62,7 +62,6 @@ _RENAMED = {
     "HistogramFixedWidth": ("HistogramFixedWidthD",),
     "CropAndResize": ("CropAndResizeD",),
     "BlockLSTM": ("DynamicRNN",),           # what npu_dynamic_rnn.DynamicRNN builds for the NPU's DynamicRNN
-    "BlockLSTMGrad": ("DynamicRNNGrad",),
     "RefEnter": ("Enter",),
     "RefNextIteration": ("NextIteration",),
 }
