@@ -168,6 +168,21 @@ def test_no_cpu_kernel_in_reduced_dtype_means_float32_between_casts():
     assert result.tensor_map["erfinv:0"].name == "erfinv-0-CastToFp16-NpuBridge:0"
 
 
+def test_a_size_input_read_from_shape_picks_the_const_attribute_form():
+    """tf.nn.conv3d's filter gradient reads its filter size from ShapeN. The graph engine folds the shape of a
+    static tensor to a constant, then turns the constant input into an attribute: Conv3DBackpropFilterD, on
+    the 910 white list (the plain Conv3DBackpropFilter is gray)."""
+    def fn():
+        x = _x((1, 4, 4, 4, 2))
+        w = tf.constant(np.ones((2, 2, 2, 2, 3), np.float32), name="w")
+        y = tf.nn.conv3d(x, w, strides=[1] * 5, padding="SAME", name="conv")
+        tf.gradients(tf.reduce_sum(y), [w], name="grad")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    record, = [r for r in result.report.records if r.tf_type == "Conv3DBackpropFilterV2"]
+    assert (record.ir_type, record.list, record.decision) == ("Conv3DBackpropFilterD", "white", "float16")
+
+
 # ---- allow_fp32_to_fp16 ------------------------------------------------------------------------------------
 
 def test_allow_fp32_to_fp16_reduces_cube_ops_and_keeps_vector_ops():

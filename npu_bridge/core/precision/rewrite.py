@@ -21,6 +21,12 @@ from npu_bridge.core.precision.typeattrs import (
 )
 
 
+# Shape and ShapeN of a tensor whose shape is static (the NPU compiles static shapes unless told otherwise) are
+# folded to constants by the graph engine before the pass that turns a constant size input into an attribute, so
+# Conv3DBackpropFilterV2 fed by ShapeN, as tf.nn.conv3d's gradient is, becomes Conv3DBackpropFilterD.
+_FOLDED_SHAPES = frozenset({"Shape", "ShapeN"})
+
+
 class PassContext:
     """Everything the pass knows about one graph and one configuration, with per-op-type caches."""
 
@@ -59,8 +65,8 @@ class PassContext:
         nodes = self.graph.nodes
         for source in node.inputs:
             producer = nodes.get(source.node)
-            if producer is not None and producer.op == "Const" and \
-                    producer.node_def.attr["dtype"].type not in FLOAT_DTYPES:
+            if producer is not None and (producer.op in _FOLDED_SHAPES or producer.op == "Const" and
+                                         producer.node_def.attr["dtype"].type not in FLOAT_DTYPES):
                 return by_axis[1]
         return by_axis[0]
 
