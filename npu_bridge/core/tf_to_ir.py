@@ -120,13 +120,22 @@ def _resource_free(op_type):
     return op_type
 
 
-def ir_candidates(op_type, const_axis=False, *, is_training=False):
+# Fusion passes of the graph engine that rename an op before its precision is judged. DreluFusionPass turns a
+# Relu and the ReluGrad reading the Relu's output into ReluV2 + ReluGradV2 (the mask form): real mixlists
+# black-list ReluGradV2 for that reason, and ReluGradV2 is white on the 910 while ReluGrad is gray.
+_AFTER_RELU = {"ReluGrad": ("ReluGradV2", "ReluGrad")}
+
+
+def ir_candidates(op_type, const_axis=False, *, is_training=False, after_relu=False):
     """Ascend IR types for a TF op type, most likely first.
 
     const_axis: the op's axis/shape-like input is a Const, so the "...D" form is preferred.
     is_training: for FusedBatchNorm* / FusedBatchNormGrad*, the training split comes first.
+    after_relu: the op reads a Relu's output where a fusion pass pairs them (ReluGrad -> ReluGradV2).
     """
     op_type = _resource_free(op_type)
+    if after_relu and op_type in _AFTER_RELU:
+        return _AFTER_RELU[op_type]
     if op_type in _BATCH_NORM:
         return ("BNTrainingUpdate", "BNTrainingReduce", "BatchNorm") if is_training else ("BatchNorm",)
     if op_type in _BATCH_NORM_GRAD:

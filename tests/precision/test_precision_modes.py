@@ -183,6 +183,34 @@ def test_a_size_input_read_from_shape_picks_the_const_attribute_form():
     assert (record.ir_type, record.list, record.decision) == ("Conv3DBackpropFilterD", "white", "float16")
 
 
+def _relu_grad_record(result):
+    record, = [r for r in result.report.records if r.tf_type == "ReluGrad"]
+    return record
+
+
+def test_relu_gradient_is_the_fused_white_relu_grad_v2(tmp_path):
+    """DreluFusionPass pairs a Relu with the ReluGrad reading its output (ReluV2 + ReluGradV2, white on the 910);
+    real mixlists black-list ReluGradV2 to keep that gradient in float32, and the edit acts here too."""
+    def fn():
+        y = tf.nn.relu(tf.matmul(_x(), _w(), name="mm"), name="relu")
+        tf.gradients(tf.reduce_sum(y), [y.op.inputs[0]], name="grad")
+
+    record = _relu_grad_record(rewrite(build(fn), mode("mixed_float16")))
+    assert (record.ir_type, record.list, record.decision) == ("ReluGradV2", "white", "float16")
+    path = tmp_path / "ops_info.json"
+    path.write_text(json.dumps({"black-list": {"to-add": ["ReluGradV2"]}}))
+    record = _relu_grad_record(rewrite(build(fn), npu_options("mixed_float16", modify_mixlist=path)))
+    assert (record.ir_type, record.list, record.decision) == ("ReluGradV2", "black", "float32")
+
+
+def test_a_relu_gradient_without_its_relu_keeps_the_plain_relu_grad():
+    def fn():
+        tf.raw_ops.ReluGrad(gradients=_x(name="g"), features=_x(name="f"), name="relu_grad")
+
+    record = _relu_grad_record(rewrite(build(fn), mode("mixed_float16")))
+    assert (record.ir_type, record.list) == ("ReluGrad", "gray")
+
+
 # ---- allow_fp32_to_fp16 ------------------------------------------------------------------------------------
 
 def test_allow_fp32_to_fp16_reduces_cube_ops_and_keeps_vector_ops():

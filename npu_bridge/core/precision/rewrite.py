@@ -60,9 +60,12 @@ class PassContext:
         if op.startswith("FusedBatchNorm"):
             attrs = node.node_def.attr
             return self._tf_to_ir.ir_candidates(op, is_training="is_training" in attrs and attrs["is_training"].b)
+        nodes = self.graph.nodes
+        if op == "ReluGrad":
+            features = nodes.get(node.inputs[1].node) if len(node.inputs) == 2 else None
+            return self._tf_to_ir.ir_candidates(op, after_relu=features is not None and features.op == "Relu")
         if by_axis[0] == by_axis[1]:
             return by_axis[0]
-        nodes = self.graph.nodes
         for source in node.inputs:
             producer = nodes.get(source.node)
             if producer is not None and (producer.op in _FOLDED_SHAPES or producer.op == "Const" and
@@ -83,7 +86,7 @@ class PassContext:
                             self._tf_to_ir.is_cube(ir_type), self.lists.library)
             self._facts[candidates] = facts
             by_axis = self._by_axis[node.op]
-            if by_axis[0] == by_axis[1] and not node.op.startswith("FusedBatchNorm"):
+            if by_axis[0] == by_axis[1] and not node.op.startswith("FusedBatchNorm") and node.op != "ReluGrad":
                 self._facts_by_op[node.op] = facts      # the same for every node of this op type
         return facts
 
