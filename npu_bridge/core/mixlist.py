@@ -16,7 +16,7 @@ from enum import Enum
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.core.oplib import load_op_library
 from npu_bridge.core.options import config_warning
-from npu_bridge.core.tf_to_ir import ir_candidates, renamed_tf_types
+from npu_bridge.core.tf_to_ir import ir_candidates, reachable_ir_types, renamed_tf_types
 
 
 class ListName(str, Enum):
@@ -151,7 +151,11 @@ def _name_problem(where, name, library):
         also = " (also an IR type of its own, which TF graphs do not produce)" if name in library.types else ""
         return f"{where}: '{name}' is a TensorFlow op type{also}: {note}; name that IR type to change them."
     if name in library.types:
-        return None
+        if name in reachable_ir_types():
+            return None
+        return (f"{where}: IR type '{name}' is in the {library.soc} operator library, but no TensorFlow op becomes "
+                "it in the emulation (on the NPU it comes from a graph fusion pass over several ops, or from another "
+                "framework's parser, which npu_bridge does not reproduce), so this entry changes nothing here.")
     closest = library.closest(name)
     hint = ""
     if closest:

@@ -16,6 +16,8 @@ gradient into BNTrainingReduceGrad + BNTrainingUpdateGrad); with is_training=Tru
 Unmapped TF types are their own IR type.
 """
 
+from functools import lru_cache
+
 # The matrix ("cube") ops of the fusion engine's fe.ini fp16.op_type list (ASCEND_BEHAVIOUR §2).
 CUBE_IR_TYPES = frozenset({
     "MatMul", "MatMulV2", "BatchMatMul", "BatchMatMulV2",
@@ -172,6 +174,20 @@ _TF_TYPES_FOR_IR = _reverse_map()
 def tf_types_for_ir(ir_type):
     """TF op types (other than ir_type itself) that become this IR type, e.g. "ReduceSumD" -> ("Sum",)."""
     return _TF_TYPES_FOR_IR.get(ir_type, ())
+
+
+@lru_cache(maxsize=None)
+def reachable_ir_types():
+    """Every IR type that some registered TensorFlow op becomes here. A list entry naming another library type
+    (LayerNorm, made on the NPU by a fusion pass from several TF ops) acts on no op of an emulated graph."""
+    import tensorflow as tf
+
+    found = set()
+    for op_type in dir(tf.raw_ops):
+        if not op_type.startswith("_"):
+            for flags in ({}, {"const_axis": True}, {"is_training": True}, {"after_relu": True}):
+                found.update(ir_candidates(op_type, **flags))
+    return frozenset(found)
 
 
 def renamed_tf_types():

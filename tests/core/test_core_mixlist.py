@@ -267,8 +267,19 @@ def test_many_unknown_names_are_summarised_after_twenty(tmp_path, library):
     assert "480 more op type names act on no op on ascend910" in str(caught[-1].message)
 
 
+@pytest.mark.parametrize("name", ["LayerNorm", "ConfusionSoftmaxGrad", "SquareSumV1"])
+def test_library_types_no_tensorflow_op_becomes_warn_that_they_change_nothing_here(tmp_path, library, name):
+    """Real mixlists name ops the NPU's fusion passes make (Transformer's LayerNorm): they are in the library, but no
+    op of an emulated graph has that type, so the entry would otherwise act on nothing in silence."""
+    path = write(tmp_path, {"black-list": {"to-add": [name]}})
+    with pytest.warns(NpuConfigWarning, match=re.escape(f"IR type '{name}' is in the ascend910 operator library, "
+                                                        "but no TensorFlow op becomes it")):
+        load_mixlist(path, library)
+
+
 def test_correct_names_do_not_warn(tmp_path, library, recwarn):
-    path = write(tmp_path, {"black-list": {"to-add": ["ReduceSumD", "SoftmaxV2", "Add", "Mul", "Cast"]}})
+    path = write(tmp_path, {"black-list": {"to-add": ["ReduceSumD", "SoftmaxV2", "Add", "Mul", "Cast", "ReluGradV2",
+                                                      "Conv3DBackpropFilterD", "DynamicRNN"]}})
     load_mixlist(path, library)
     assert not [w for w in recwarn if issubclass(w.category, NpuConfigWarning)]
 
