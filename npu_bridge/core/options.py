@@ -401,6 +401,9 @@ def options_from_parameter_map(parameter_map):
     soc = selected_soc(values.get("soc_config"))
     mode, mode_name = _resolve_precision(values, soc, graph_run_mode)
     _check_mixlist_mode(values)
+    if mode is PrecisionMode.KEEP_ORIGIN and _optional_path(values, "customize_dtypes"):
+        config_warning(f"NpuOptimizer: customize_dtypes ({values['customize_dtypes']}) has no effect under "
+                       f"{mode_name}: the NPU ignores the file when every op keeps its original dtype.")
     return NpuOptions(
         use_off_line=values.get("use_off_line", True),
         graph_run_mode=graph_run_mode,

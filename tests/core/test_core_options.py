@@ -301,6 +301,16 @@ def test_file_options_are_kept_and_empty_means_unset():
     assert options(customize_dtypes="").customize_dtypes is None
 
 
+def test_customize_dtypes_under_keep_origin_warns_that_it_does_nothing():
+    with pytest.warns(NpuConfigWarning, match=re.escape("customize_dtypes (/tmp/c.cfg) has no effect under "
+                                                        "must_keep_origin_dtype")):
+        options(customize_dtypes="/tmp/c.cfg", precision_mode="must_keep_origin_dtype")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        options(customize_dtypes="/tmp/c.cfg", precision_mode="allow_mix_precision")
+    assert not [w for w in caught if "has no effect under" in str(w.message)]
+
+
 def test_unknown_soc_config():
     with pytest.raises(NpuConfigError, match="soc_config value 'Ascend999'"):
         options(soc_config="Ascend999")
