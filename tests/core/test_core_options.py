@@ -398,3 +398,46 @@ def test_dump_step_limits_accepted(tmp_path):
 def test_dump_and_dump_debug_together(tmp_path):
     with pytest.raises(NpuConfigError, match="cannot be set to 1 at the same time"):
         options(enable_dump=True, enable_dump_debug=True, dump_path=str(tmp_path))
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"jit_compile": "yes"}, "option jit_compile value 'yes' is invalid, it should be one of the "
+                             "list:['true', 'false', 'auto']"),
+    ({"shape_generalization_mode": "LOOSE"}, "option shape_generalization_mode value 'LOOSE' is invalid"),
+    ({"variable_use_1g_huge_page": 5}, "option variable_use_1g_huge_page value '5' is invalid, it should be one of "
+                                       "the list:['0', '1', '2']"),
+    ({"export_compile_stat": 7}, "option export_compile_stat value '7' is invalid"),
+    ({"enable_exception_dump": 5}, "enable_exception_dump should be one of 0, 1 and 2. Got 5"),
+    ({"op_select_implmode": "fast"}, "op_select_implmode is invalid. Got 'fast'; allowed: 'high_precision'"),
+    ({"optypelist_for_implmode": "Pooling"}, "optypelist_for_implmode is set without op_select_implmode"),
+    ({"aoe_mode": "3"}, "aoe_mode is invalid"),
+    ({"buffer_optimize": "l1_optimize"}, "buffer_optimize is invalid. Got 'l1_optimize'"),
+    ({"graph_slice": "half"}, "graph_slice is invalid"),
+    ({"local_rank_id": 9}, "local_rank_id is the device number within the server, 0 to 7. Got 9"),
+    ({"session_device_id": -1}, "session_device_id is -1; it must be >= 0"),
+    ({"graph_max_parallel_model_num": 0}, "graph_max_parallel_model_num is 0; it must be >= 1"),
+    ({"dynamic_graph_execute_mode": "eager"}, "dynamic_graph_execute_mode is invalid. Got 'eager'"),
+    ({"input_shape": "data:-1,3"}, "input_shape set without dynamic_dims, dynamic_node_type"),
+    ({"enable_compress_weight": True, "compress_weight_conf": "/tmp/w.cfg"},
+     "enable_compress_weight and compress_weight_conf can not be set at the same time"),
+])
+def test_values_the_real_adapter_refuses_are_refused(params, message):
+    with pytest.raises(NpuConfigError, match=re.escape(message)):
+        options(**params)
+
+
+def test_jit_compile_set_as_a_bool_is_the_adapters_type_error():
+    """Scripts written for older adapters set jit_compile with .b; the current adapter refuses it (research §1.2)."""
+    with pytest.raises(NpuConfigError, match=re.escape("The data type of jit_compile is invalid. Expected string "
+                                                       "type.")):
+        options(jit_compile=True)
+
+
+def test_values_the_real_adapter_accepts_pass_its_checks():
+    opts = options(jit_compile="false", shape_generalization_mode="ADAPTIVE", variable_use_1g_huge_page=2,
+                   export_compile_stat=1, enable_exception_dump=0, op_select_implmode="high_precision",
+                   optypelist_for_implmode="Pooling", aoe_mode="2", buffer_optimize="off_optimize",
+                   graph_slice="auto", local_rank_id=7, session_device_id=0, graph_max_parallel_model_num=2,
+                   input_shape="data:-1,3", dynamic_dims="1;2", dynamic_node_type=1, enable_compress_weight=False,
+                   compress_weight_conf="/tmp/w.cfg")
+    assert opts.raw["jit_compile"] == "false"
