@@ -15,21 +15,24 @@ _ALLOWED = {
     "shape_generalization_mode": ("STRICT", "FULL", "ADAPTIVE"),
 }
 
-# Value sets the adapter enforces with messages of their own.
+# Value sets the adapter enforces with messages of their own (its texts).
 _ONE_OF = {
     "enable_exception_dump": ((0, 1, 2), "enable_exception_dump should be one of 0, 1 and 2."),
     "op_select_implmode": (("high_precision", "high_performance", "high_precision_for_all",
-                            "high_performance_for_all"), "op_select_implmode is invalid."),
-    "aoe_mode": (("1", "2", "4"), "aoe_mode is invalid (1: subgraph tuning, 2: operator tuning, 4: gradient "
-                                  "split tuning)."),
-    "buffer_optimize": (("l2_optimize", "off_optimize"), "buffer_optimize is invalid."),
-    "dynamic_graph_execute_mode": (("lazy_recompile", "dynamic_execute"), "dynamic_graph_execute_mode is invalid."),
-    "graph_slice": (("auto", "manual"), "graph_slice is invalid."),
-    "local_rank_id": (tuple(range(8)), "local_rank_id is the device number within the server, 0 to 7."),
+                            "high_performance_for_all"),
+                           "op select impl mode should be one of the list:[high_precision, high_performance, "
+                           "high_precision_for_all, high_performance_for_all]"),
+    "buffer_optimize": (("l2_optimize", "off_optimize"),
+                        "buffer_optimize is invalid, should be one of [l2_optimize, off_optimize]"),
+    "graph_slice": (("auto", "manual"), "graph_slice must be in ['auto', 'manual']"),
+    "local_rank_id": (tuple(range(8)), "local rank id should be in [0,7]"),
 }
 
 # Keys the adapter reads with a type check instead of taking the field's default.
 TYPE_CHECKED = ("jit_compile", "shape_generalization_mode")
+# Keys the adapter reads only through their own field: set through another one they are ignored, and the
+# adapter keeps its own default.
+READ_ONLY_THROUGH_FIELD = ("export_compile_stat", "oo_constant_folding")
 
 _DYNAMIC_DIMS = ("input_shape", "dynamic_dims", "dynamic_node_type")
 
@@ -41,8 +44,9 @@ def type_error(key):
                           f"(custom_op.parameter_map['{key}'].s = tf.compat.as_bytes(...)){hint}")
 
 
-def check_adapter_values(values):
-    """Raise NpuConfigError for the first value the real adapter refuses; `values` as read from the map."""
+def check_adapter_values(values, warn):
+    """Raise NpuConfigError for the first value the real adapter refuses; `values` as read from the map. `warn`
+    reports what the adapter only logs."""
     for key, allowed in _ALLOWED.items():
         if key in values and values[key] not in allowed:
             listed = ", ".join(f"'{value}'" for value in allowed)
@@ -50,22 +54,38 @@ def check_adapter_values(values):
                                  f"of the list:[{listed}]")
     for key, (allowed, message) in _ONE_OF.items():
         if key in values and values[key] not in allowed:
-            raise NpuConfigError(f"NpuOptimizer: {message} Got {values[key]!r}; allowed: "
-                                 f"{', '.join(map(repr, allowed))}.")
-    if values.get("optypelist_for_implmode") and not values.get("op_select_implmode"):
-        raise NpuConfigError("NpuOptimizer: optypelist_for_implmode is set without op_select_implmode; the list "
-                             "names the ops that op_select_implmode applies to, so set both (or use "
-                             "op_precision_mode).")
+            raise NpuConfigError(f"NpuOptimizer: {message} (got {values[key]!r})")
+    _check_aoe_mode(values, warn)
+    if values.get("dynamic_input") and values.get("dynamic_graph_execute_mode", "dynamic_execute") not in (
+            "lazy_recompile", "dynamic_execute"):
+        raise NpuConfigError("NpuOptimizer: dynamic_graph_execute_mode should be lazy_recompile or dynamic_execute. "
+                             f"(got {values['dynamic_graph_execute_mode']!r})")
+    if "optypelist_for_implmode" in values and "op_select_implmode" not in values:
+        raise NpuConfigError("NpuOptimizer: when use optypelist_for_implmode, op_select_implmode must be set.")
     if values.get("enable_compress_weight") and values.get("compress_weight_conf"):
-        raise NpuConfigError("NpuOptimizer: enable_compress_weight and compress_weight_conf can not be set at the "
-                             "same time: compress every weight, or only those the file lists.")
+        raise NpuConfigError("NpuOptimizer: enable_compress_weight can not use with compress_weight_conf.")
     if values.get("session_device_id", 0) < 0:
-        raise NpuConfigError(f"NpuOptimizer: session_device_id is {values['session_device_id']}; it must be >= 0.")
+        raise NpuConfigError(f"NpuOptimizer: session_device_id must be nonnegative integer. "
+                             f"(got {values['session_device_id']})")
     if values.get("graph_max_parallel_model_num", 1) < 1:
-        raise NpuConfigError(f"NpuOptimizer: graph_max_parallel_model_num is {values['graph_max_parallel_model_num']}"
-                             "; it must be >= 1.")
+        raise NpuConfigError(f"NpuOptimizer: graph_max_parallel_model_num should not be less than 1 "
+                             f"(got {values['graph_max_parallel_model_num']})")
     present = [key for key in _DYNAMIC_DIMS if key in values]
     if present and len(present) != len(_DYNAMIC_DIMS):
-        missing = [key for key in _DYNAMIC_DIMS if key not in values]
-        raise NpuConfigError(f"NpuOptimizer: {', '.join(present)} set without {', '.join(missing)}: input_shape, "
-                             "dynamic_dims and dynamic_node_type describe dynamic inputs together.")
+        raise NpuConfigError(f"NpuOptimizer: input_shape, dynamic_dims and dynamic_node_type should use together. "
+                             f"(only {', '.join(present)} set)")
+    if present and values["dynamic_node_type"] not in (0, 1):
+        raise NpuConfigError(f"NpuOptimizer: dynamic_node_type should be 0 or 1. (got {values['dynamic_node_type']})")
+
+
+def _check_aoe_mode(values, warn):
+    """An empty aoe_mode is only logged by the adapter; any other value outside 1/2/4 is an error."""
+    if "aoe_mode" not in values:
+        return
+    mode = values["aoe_mode"]
+    if mode == "":
+        warn("NpuOptimizer: aoe_mode is empty; the adapter logs \"aoe_mode should be one of the list:['1','2','4']\" "
+             "and runs without tuning.")
+    elif mode not in ("1", "2", "4"):
+        raise NpuConfigError(f"NpuOptimizer: aoe mode:{mode} is invalid, aoe mode should be one of the list:"
+                             "['1', '2', '4']")

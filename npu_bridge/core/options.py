@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import tensorflow as tf
 
-from npu_bridge.core.adapter_checks import TYPE_CHECKED, check_adapter_values, type_error
+from npu_bridge.core.adapter_checks import READ_ONLY_THROUGH_FIELD, TYPE_CHECKED, check_adapter_values, type_error
 from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
 from npu_bridge.core.soc import KEEP_ORIGIN_BY_DEFAULT, selected_soc, soc_info
 
@@ -236,8 +236,12 @@ def _read_parameter_map(parameter_map):
         if which == expected:
             values[key] = _as_python(which, value)
             continue
-        if which is not None and key in TYPE_CHECKED:
+        if key in TYPE_CHECKED:
             raise type_error(key)
+        if key in READ_ONLY_THROUGH_FIELD:
+            config_warning(f"NpuOptimizer parameter_map['{key}'] must be set through {_FIELD_NAMES[expected]}; the "
+                           "real adapter ignores it otherwise and keeps its default.")
+            continue
         default = _FIELD_DEFAULTS[expected]
         if which is None:
             config_warning(f"NpuOptimizer parameter_map['{key}'] is present but holds no value; the adapter reads "
@@ -404,7 +408,7 @@ def options_from_parameter_map(parameter_map):
     soc = selected_soc(values.get("soc_config"))
     mode, mode_name = _resolve_precision(values, soc, graph_run_mode)
     _check_mixlist_mode(values)
-    check_adapter_values(values)
+    check_adapter_values(values, config_warning)
     if mode is PrecisionMode.KEEP_ORIGIN and _optional_path(values, "customize_dtypes"):
         config_warning(f"NpuOptimizer: customize_dtypes ({values['customize_dtypes']}) has no effect under "
                        f"{mode_name}: the NPU ignores the file when every op keeps its original dtype.")

@@ -407,19 +407,24 @@ def test_dump_and_dump_debug_together(tmp_path):
     ({"variable_use_1g_huge_page": 5}, "option variable_use_1g_huge_page value '5' is invalid, it should be one of "
                                        "the list:['0', '1', '2']"),
     ({"export_compile_stat": 7}, "option export_compile_stat value '7' is invalid"),
-    ({"enable_exception_dump": 5}, "enable_exception_dump should be one of 0, 1 and 2. Got 5"),
-    ({"op_select_implmode": "fast"}, "op_select_implmode is invalid. Got 'fast'; allowed: 'high_precision'"),
-    ({"optypelist_for_implmode": "Pooling"}, "optypelist_for_implmode is set without op_select_implmode"),
-    ({"aoe_mode": "3"}, "aoe_mode is invalid"),
-    ({"buffer_optimize": "l1_optimize"}, "buffer_optimize is invalid. Got 'l1_optimize'"),
-    ({"graph_slice": "half"}, "graph_slice is invalid"),
-    ({"local_rank_id": 9}, "local_rank_id is the device number within the server, 0 to 7. Got 9"),
-    ({"session_device_id": -1}, "session_device_id is -1; it must be >= 0"),
-    ({"graph_max_parallel_model_num": 0}, "graph_max_parallel_model_num is 0; it must be >= 1"),
-    ({"dynamic_graph_execute_mode": "eager"}, "dynamic_graph_execute_mode is invalid. Got 'eager'"),
-    ({"input_shape": "data:-1,3"}, "input_shape set without dynamic_dims, dynamic_node_type"),
+    ({"enable_exception_dump": 5}, "enable_exception_dump should be one of 0, 1 and 2. (got 5)"),
+    ({"op_select_implmode": "fast"}, "op select impl mode should be one of the list:[high_precision, "
+                                     "high_performance, high_precision_for_all, high_performance_for_all]"),
+    ({"optypelist_for_implmode": ""}, "when use optypelist_for_implmode, op_select_implmode must be set."),
+    ({"aoe_mode": "3"}, "aoe mode:3 is invalid, aoe mode should be one of the list:['1', '2', '4']"),
+    ({"buffer_optimize": "l1_optimize"}, "buffer_optimize is invalid, should be one of [l2_optimize, off_optimize]"),
+    ({"graph_slice": "half"}, "graph_slice must be in ['auto', 'manual']"),
+    ({"local_rank_id": 9}, "local rank id should be in [0,7] (got 9)"),
+    ({"session_device_id": -1}, "session_device_id must be nonnegative integer. (got -1)"),
+    ({"graph_max_parallel_model_num": 0}, "graph_max_parallel_model_num should not be less than 1 (got 0)"),
+    ({"dynamic_input": True, "dynamic_graph_execute_mode": "eager"},
+     "dynamic_graph_execute_mode should be lazy_recompile or dynamic_execute. (got 'eager')"),
+    ({"input_shape": "data:-1,3"}, "input_shape, dynamic_dims and dynamic_node_type should use together. (only "
+                                   "input_shape set)"),
+    ({"input_shape": "data:-1,3", "dynamic_dims": "1,2", "dynamic_node_type": 2},
+     "dynamic_node_type should be 0 or 1. (got 2)"),
     ({"enable_compress_weight": True, "compress_weight_conf": "/tmp/w.cfg"},
-     "enable_compress_weight and compress_weight_conf can not be set at the same time"),
+     "enable_compress_weight can not use with compress_weight_conf."),
 ])
 def test_values_the_real_adapter_refuses_are_refused(params, message):
     with pytest.raises(NpuConfigError, match=re.escape(message)):
@@ -431,6 +436,17 @@ def test_jit_compile_set_as_a_bool_is_the_adapters_type_error():
     with pytest.raises(NpuConfigError, match=re.escape("The data type of jit_compile is invalid. Expected string "
                                                        "type.")):
         options(jit_compile=True)
+
+
+def test_what_the_adapter_only_logs_or_skips_is_not_an_error():
+    with pytest.warns(NpuConfigWarning, match="aoe_mode is empty"):
+        options(aoe_mode="")
+    opts = options(dynamic_graph_execute_mode="eager")           # checked only with dynamic_input on
+    assert opts.raw["dynamic_graph_execute_mode"] == "eager"
+    with pytest.warns(NpuConfigWarning, match=re.escape("parameter_map['export_compile_stat'] must be set through "
+                                                        ".i (int); the real adapter ignores it otherwise")):
+        opts = options(export_compile_stat="2")
+    assert "export_compile_stat" not in opts.raw
 
 
 def test_values_the_real_adapter_accepts_pass_its_checks():
