@@ -40,10 +40,7 @@ _RENAMED = {
     "BiasAddV1": ("BiasAdd",),
     "ReluGrad": ("ReluGrad", "ReluGradV2"),
     "DepthwiseConv2dNative": ("DepthwiseConv2D",),
-    "ResizeBilinear": ("ResizeBilinearV2", "ResizeBilinearV2D"),
     "ResizeBilinearGrad": ("ResizeBilinearV2Grad",),
-    "ResizeNearestNeighbor": ("ResizeNearestNeighborV2", "ResizeNearestNeighborV2D"),
-    "ResizeNearestNeighborGrad": ("ResizeNearestNeighborV2Grad", "ResizeNearestNeighborV2GradD"),
     "TopKV2": ("TopKV2D", "TopKD"),
     "TopK": ("TopKD",),
     "InTopKV2": ("InTopKD",),
@@ -89,6 +86,8 @@ _CONST_INPUT_VARIANTS = {
     "BatchToSpace": "BatchToSpace", "SpaceToBatch": "SpaceToBatch",
     "UnsortedSegmentSum": "UnsortedSegmentSum", "UnsortedSegmentProd": "UnsortedSegmentProd",
     "UnsortedSegmentMax": "UnsortedSegmentMax", "UnsortedSegmentMin": "UnsortedSegmentMin",
+    "ResizeBilinear": "ResizeBilinearV2", "ResizeNearestNeighbor": "ResizeNearestNeighborV2",
+    "ResizeNearestNeighborGrad": "ResizeNearestNeighborV2Grad",
 }
 
 # ArgMax's D form is not "ArgMaxV2D".

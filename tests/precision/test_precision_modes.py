@@ -183,6 +183,14 @@ def test_a_size_input_read_from_shape_picks_the_const_attribute_form():
     assert (record.ir_type, record.list, record.decision) == ("Conv3DBackpropFilterD", "white", "float16")
 
 
+def test_a_resize_to_a_constant_size_is_the_d_form():
+    def fn():
+        tf.compat.v1.image.resize_bilinear(_x((1, 4, 4, 2)), [8, 8], name="up")
+
+    record, = [r for r in rewrite(build(fn), mode("mixed_float16")).report.records if r.tf_type == "ResizeBilinear"]
+    assert record.ir_type == "ResizeBilinearV2D"
+
+
 def _relu_grad_record(result):
     record, = [r for r in result.report.records if r.tf_type == "ReluGrad"]
     return record
