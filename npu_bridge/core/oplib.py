@@ -39,9 +39,11 @@ class OpLibrary:
         self.types = frozenset(entries)
         self._flags = {}
         self._float_dtypes = {}
+        self._dtypes = {}
         for ir_type, entry in entries.items():
             self._flags[ir_type] = _flag_of(ir_type, entry, source)
             self._float_dtypes[ir_type] = _float_dtypes_of(entry)
+            self._dtypes[ir_type] = _dtypes_of(entry)
         self._by_lower = {name.lower(): name for name in self.types}
 
     def __repr__(self):
@@ -58,6 +60,11 @@ class OpLibrary:
     def declared_float_dtypes(self, ir_type):
         """Float dtypes the op declares ({"float", "float16", "bfloat16", "double"}); None if it declares none."""
         return self._float_dtypes.get(ir_type)
+
+    def declared_dtypes(self, ir_type):
+        """Every dtype the op's ports declare, in TensorFlow names ("float32", "float16", "int8", ...); None if the
+        op declares none (dynamicFormat ops, ops the library lacks)."""
+        return self._dtypes.get(ir_type)
 
     def supports(self, ir_type, dtype):
         """Whether the op's kernel takes this float dtype. Undeclared (dynamicFormat) and unknown ops: yes."""
@@ -118,6 +125,22 @@ def _float_dtypes_of(entry):
             if spelled:
                 found.add(spelled)
     return frozenset(found) if declared else None
+
+
+# Ascend dtype spellings whose TensorFlow name differs.
+_TF_NAMES = {"float": "float32", "fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16",
+             "double": "float64"}
+
+
+def _dtypes_of(entry):
+    found = set()
+    for key, port in entry.items():
+        if (key.startswith("input") or key.startswith("output")) and isinstance(port, dict) and "dtype" in port:
+            for token in str(port["dtype"]).split(","):
+                token = token.strip().lower()
+                if token:
+                    found.add(_TF_NAMES.get(token, token))
+    return frozenset(found) if found else None
 
 
 def _file_order(path):

@@ -28,7 +28,10 @@ def npu_options(v2=None, v1=None, soc=None, **paths):
     if soc:
         custom.parameter_map["soc_config"].s = soc.encode()
     for key, value in paths.items():
-        custom.parameter_map[key].s = str(value).encode()
+        if isinstance(value, bool):
+            custom.parameter_map[key].b = value
+        else:
+            custom.parameter_map[key].s = str(value).encode()
     return options_from_parameter_map(custom.parameter_map)
 
 

@@ -1,5 +1,6 @@
 """Scenarios modelled on TensorFlow's AMP test checklist (tf-amp-research §4.7), adapted to the Ascend rules."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -7,7 +8,7 @@ import tensorflow as tf
 from tensorflow.python.framework import function
 from tensorflow.python.ops import control_flow_util, list_ops
 
-from npu_bridge.core.errors import NpuConfigWarning
+from npu_bridge.core.errors import NpuConfigWarning, PrecisionPassError
 from npu_bridge.core.precision import rewrite
 from npu_bridge.estimator.npu.npu_scope import keep_dtype_scope
 from precision_helpers import (
@@ -336,6 +337,52 @@ def test_customize_dtypes_by_type_and_by_name(tmp_path):
 
     origin = rewrite(build(fn), npu_options("origin", customize_dtypes=path))
     assert origin.report.n_casts == 0
+
+
+def test_customize_dtypes_wins_over_keep_dtype(tmp_path):
+    """The engine filters kernel dtypes by customize_dtypes before any precision rule: a keep_dtype_scope op that
+    a line names takes the line's dtypes (the ATC docs say the same of --customize_dtypes and --keep_dtype)."""
+    path = tmp_path / "dtypes.cfg"
+    path.write_text("OpType::MatMulV2:InputDtype:float16,float16,float32,OutputDtype:float32\n")
+
+    def fn():
+        with keep_dtype_scope():
+            tf.matmul(_x(), _const([8, 8], "w"), name="kept")
+
+    record = rewrite(build(fn), npu_options(v1="allow_mix_precision", customize_dtypes=path)).report.by_name("kept")
+    assert record.decision == "float16" and "customize_dtypes line 1 (by type)" in record.reason
+
+
+@pytest.mark.parametrize("line, asked", [("exp::InputDtype:bfloat16,OutputDtype:bfloat16", "bfloat16"),
+                                         ("OpType::Exp:InputDtype:int8,OutputDtype:int8", "int8")])
+def test_a_customize_dtype_the_kernel_lacks_fails_like_compilation_on_the_npu(tmp_path, line, asked):
+    path = tmp_path / "dtypes.cfg"
+    path.write_text(line + "\n")
+    graph_def = build(lambda: tf.exp(_x(), name="exp"))
+    with pytest.raises(PrecisionPassError, match=re.escape(
+            f"After filtering dtypes by custom dtypes, the supported dtypes for op [exp] are empty: customize_dtypes "
+            f"line 1 asks for {asked}, but Exp on ascend910 takes float16, float32")) as caught:
+        rewrite(graph_def, npu_options(v1="allow_mix_precision", customize_dtypes=path))
+    assert caught.value.node == "exp"
+
+
+def test_without_npu_compile_ops_stay_on_the_host_in_mixed_compile_mode():
+    """The adapter leaves ops tagged by without_npu_compile_scope out of the NPU graph when mix_compile_mode is on
+    (they run in TensorFlow, in float32); their outputs reach the NPU graph as inputs. Without the mode the tag
+    is ignored."""
+    from npu_bridge.estimator.npu.npu_scope import without_npu_compile_scope
+
+    def fn():
+        with without_npu_compile_scope():
+            host = tf.multiply(_x(), 70000.0, name="host")
+        tf.add(host, 1.0, name="npu")
+
+    mixed = rewrite(build(fn), npu_options(v1="force_fp16", mix_compile_mode=True))
+    assert mixed.report.by_name("host").decision == "unchanged"
+    assert "runs in TensorFlow on the host" in mixed.report.by_name("host").reason
+    assert mixed.report.by_name("npu").decision == "float16"
+    plain = rewrite(build(fn), npu_options(v1="force_fp16"))
+    assert plain.report.by_name("host").decision == "float16"
 
 
 def test_customize_dtypes_tensorflow_op_names_pin_nothing_and_warn(tmp_path):

@@ -10,7 +10,7 @@ Gray ops follow their producers, so decisions flow forward. v1 while loops have 
 pair is checked: if they disagree, both are pinned to float32 and the decisions are redone, until stable.
 """
 from npu_bridge.core.precision.rules import (
-    FOLLOWED, FP32, NEUTRAL, REDUCED, SlotDecision, deciding_producer, slot_rule, why_between_casts,
+    FOLLOWED, FP32, NEUTRAL, REDUCED, RuleViolation, SlotDecision, deciding_producer, slot_rule, why_between_casts,
 )
 from npu_bridge.core.precision.typeattrs import (
     DT_FLOAT, DTYPES_BY_NAME, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
@@ -191,6 +191,8 @@ class Decider:
         op = node.op
         if op in SOURCE_OPS or (op == "Identity" and self.graph.nodes[node.inputs[0].node].op in REF_VARIABLE_OPS):
             return SOURCE
+        if ctx.host_ops and _flag(node.node_def.attr, "_without_npu_compile"):
+            return HOST
         if sig.is_call:
             return CALL
         if sig.has_state or op.startswith(STATE_PREFIXES):
@@ -209,12 +211,14 @@ class Decider:
                             facts.ir_type)
         if node.name in pinned:
             return NodePlan("float32", pinned[node.name], facts.list_name, facts.ir_type)
-        if _keep_dtype(attrs):
-            return NodePlan(dtype_name(next(iter(float_slots.values()))), "_keep_dtype=1 (keep_dtype_scope / "
-                            "keep_tensors_dtypes): keeps its graph dtype", facts.list_name, facts.ir_type)
+        # customize_dtypes has top priority: it wins over _keep_dtype as over every list (the engine filters the
+        # kernel dtypes by it before any precision mode is applied).
         rule = ctx.customize_rule(node, facts)
         if rule is not None:
             return self._customized(node, sig, facts, NodePlan("unchanged", "", facts.list_name, facts.ir_type), rule)
+        if _flag(attrs, "_keep_dtype"):
+            return NodePlan(dtype_name(next(iter(float_slots.values()))), "_keep_dtype=1 (keep_dtype_scope / "
+                            "keep_tensors_dtypes): keeps its graph dtype", facts.list_name, facts.ir_type)
         deciding = self._deciding(node, sig, facts, follow)
         # The outcome depends on the node only through its signature, its facts and the classes of the producers
         # that decide it: nodes that agree on those share one decision, and gray ops get it with their own
@@ -310,6 +314,7 @@ class Decider:
 
     def _customized(self, node, sig, facts, plan, rule):
         """customize_dtypes: the rule sets port dtypes directly; unnamed ports keep their graph dtype."""
+        _check_kernel_dtypes(node, facts, rule)
         wanted_in = _wanted(rule.inputs, sig.inputs)
         wanted_out = _wanted(rule.outputs, sig.outputs)
         plan.reason = (f"customize_dtypes line {rule.line} (by {rule.by}): inputs "
@@ -391,6 +396,8 @@ def _fixed(marker, reason):
 # Outcomes shared by every node they apply to (plans are never modified once made).
 NO_FLOAT = _fixed("none", "no float type attribute")
 SOURCE = _fixed("source", "graph source: its outputs are neutral for gray ops")
+HOST = _fixed("source", "without_npu_compile_scope under mix_compile_mode: runs in TensorFlow on the host, outside "
+                        "the NPU graph, which reads its outputs as inputs (neutral for gray ops)")
 CALL = _fixed("call", "function call: ports are fixed by the function signature; the function body is left intact")
 STATE = _fixed("state", "stateful op or ref/resource ports (variables, updates, random, I/O): never retyped")
 # Every op on one tensor list (or optional, or dataset) must agree on its element dtype, and the ops reading a list
@@ -408,10 +415,11 @@ def _retyped(plan, targets):
     return plan
 
 
-def _keep_dtype(attrs):
-    if "_keep_dtype" not in attrs:
+def _flag(attrs, name):
+    """An attribute the adapter's scopes set, as an int (keep_dtype_scope) or a bool (the other spellings)."""
+    if name not in attrs:
         return False
-    value = attrs["_keep_dtype"]
+    value = attrs[name]
     return bool(value.i or value.b)
 
 
@@ -433,6 +441,20 @@ def _join_reasons(decisions, float_slots):
     if len(decisions) == 1 and len(float_slots) == 1:
         return next(iter(decisions.values())).reason
     return "; ".join(f"{slot}: {d.reason}" for slot, d in decisions.items())
+
+
+def _check_kernel_dtypes(node, facts, rule):
+    """A customize_dtypes dtype the op's kernel does not take fails compilation on the NPU (the engine filters the
+    kernel's dtypes by the line and finds none left); ops whose library entry declares no dtypes are not checked."""
+    declared = facts.library.declared_dtypes(facts.ir_type)
+    if declared is None:
+        return
+    missing = sorted({token for token in (*rule.inputs, *rule.outputs) if token} - declared)
+    if missing:
+        raise RuleViolation("customize_dtypes", (
+            f"After filtering dtypes by custom dtypes, the supported dtypes for op [{node.name}] are empty: "
+            f"customize_dtypes line {rule.line} asks for {', '.join(missing)}, but {facts.ir_type} on "
+            f"{facts.library.soc} takes {', '.join(sorted(declared))}"))
 
 
 def _wanted(tokens, ports):

@@ -41,6 +41,8 @@ class PassContext:
         self.mode = options.mode.name
         self.mode_name = options.mode_name
         self.reduced = DTYPES_BY_NAME[options.reduced_dtype]
+        # mix_compile_mode: ops in without_npu_compile_scope stay in TensorFlow on the host.
+        self.host_ops = bool(options.raw.get("mix_compile_mode"))
         self.current = None
         self._facts = {}
         self._facts_by_op = {}

@@ -21,6 +21,7 @@ def keep_dtype_scope():
 
 
 def without_npu_compile_scope():
-    """Ops created inside stay on the host in mixed-compile mode (_without_npu_compile=True); on the CPU emulator
-    every op already runs on the host, so the tag only documents intent."""
+    """Ops created inside stay on the host in mixed-compile mode (_without_npu_compile=True): with
+    mix_compile_mode on they run in TensorFlow in their own dtypes, outside the NPU's precision rules; without it
+    the tag is ignored, as on the NPU."""
     return _attr_scope({"_without_npu_compile": attr_value_pb2.AttrValue(b=True)})
