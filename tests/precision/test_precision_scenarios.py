@@ -505,8 +505,10 @@ def test_ref_and_resource_variable_reads_are_both_untouched_sources():
     """`w/read` of a ref variable is the variable's float32 master, like a resource variable's ReadVariableOp: under
     force_fp16 neither is rounded, so Adam's beta powers reach ApplyAdam unrounded and both kinds of variable
     train identically."""
+    x_value = RNG.uniform(-1, 1, (4, 3)).astype(np.float32)       # one input for both kinds of variable
+
     def model(resource):
-        x = tf.constant(RNG.uniform(-1, 1, (4, 3)).astype(np.float32))
+        x = tf.constant(x_value)
         w = tf.compat.v1.get_variable("w", initializer=np.full((3, 2), 0.5, np.float32), use_resource=resource)
         loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
         tf.compat.v1.train.AdamOptimizer(1e-3).minimize(loss, name="train")
