@@ -121,6 +121,7 @@ def npu_callbacks_append(callbacks_list=()):
 def npu_keras_optimizer(opt):
     """The migration tool's wrapper for Keras optimizers: KerasDistributeOptimizer(opt), `opt` itself on one
     rank."""
+    _check_single_rank("npu_keras_optimizer")
     return KerasDistributeOptimizer(opt)
 
 
@@ -160,6 +161,10 @@ def init_resource(config=None):
     """Open the NPU session and initialize the device: returns (sess, shutdown_op) as the real helper does."""
     sess = session.Session(config=npu_config_proto(config))
     sess.run(npu_ops.initialize_system())
+    util.global_dict_init()
+    util.set_value("npu_rank_id", get_rank_id())
+    util.set_value("npu_local_rank_id", get_local_rank_id())
+    util.set_value("npu_rank_size", get_rank_size())
     return sess, npu_ops.shutdown_system()
 
 

@@ -1,4 +1,6 @@
 """The top-level `hccl` package real scripts import answers for one rank, like npu_bridge.hccl."""
+import re
+
 import pytest
 
 from npu_bridge.core.errors import NpuConfigError
@@ -60,14 +62,30 @@ def test_groups_name_the_ranks_that_do_not_exist(one_rank):
         create_group("hccl_world_group", 1, [0])
     with pytest.raises(ValueError, match="cannot be destroyed"):
         destroy_group("hccl_world_group")
-    with pytest.raises(ValueError, match="1 to 127 characters"):
-        create_group("g" * 128, 1, [0])
+    with pytest.raises(ValueError, match=re.escape("1 to 127 bytes (UTF-8)")):
+        create_group("\u7ec4" * 43, 1, [0])                 # 43 characters, 129 bytes
+    with pytest.raises(ValueError, match=re.escape("rank_ids [0, 0] names a rank twice")):
+        create_group("dup", 2, [0, 0])
     with pytest.raises(NpuConfigError, match="rank 8 does not exist"):
         get_group_rank_from_world_rank(8, "hccl_world_group")
     with pytest.raises(ValueError, match="group 'never_made' does not exist"):
         get_rank_id("never_made")
     with pytest.raises(ValueError, match="hccl_ops.allreduce: group 'never_made' does not exist"):
         hccl_ops.allreduce(1.0, "sum", group="never_made")
+
+
+def test_every_group_and_split_call_refuses_a_multi_rank_job(monkeypatch):
+    from hccl.manage.api import destroy_group, get_group_rank_from_world_rank, get_world_rank_from_group_rank
+    from hccl.split.api import set_split_strategy_by_idx, set_split_strategy_by_size
+
+    monkeypatch.setenv("RANK_SIZE", "8")
+    for name, call in (("destroy_group", lambda: destroy_group("g")),
+                       ("get_world_rank_from_group_rank", lambda: get_world_rank_from_group_rank("g", 0)),
+                       ("get_group_rank_from_world_rank", lambda: get_group_rank_from_world_rank(0, "g")),
+                       ("set_split_strategy_by_idx", lambda: set_split_strategy_by_idx([1])),
+                       ("set_split_strategy_by_size", lambda: set_split_strategy_by_size([100]))):
+        with pytest.raises(NpuConfigError, match=f"RANK_SIZE=8: {name}"):
+            call()
 
 
 def test_split_strategies_are_checked_as_the_real_api_checks_them(one_rank):

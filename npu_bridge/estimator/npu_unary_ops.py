@@ -26,7 +26,6 @@ def gelu_grad(dy, x, y, name=None):
     with tf.name_scope(name, "GeluGrad", [dy, x, y]):
         x = tf.convert_to_tensor(x)
         dy = tf.convert_to_tensor(dy, dtype=x.dtype)
-        tf.convert_to_tensor(y, dtype=x.dtype)
         inner = _SQRT_2_OVER_PI * (x + _CUBIC * x * x * x)
         tanh = tf.tanh(inner)
         slope = 0.5 * (1.0 + tanh) + 0.5 * x * (1.0 - tanh * tanh) * _SQRT_2_OVER_PI * (1.0 + 3.0 * _CUBIC * x * x)

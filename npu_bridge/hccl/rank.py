@@ -36,8 +36,8 @@ _created_groups = set()
 def _check_group_name(group, what):
     if not isinstance(group, str):
         raise ValueError(f"{what}: group must be a python str, got {type(group).__name__}")
-    if not group or len(group) > _MAX_GROUP_NAME:
-        raise ValueError(f"{what}: group name {group!r} must have 1 to {_MAX_GROUP_NAME} characters")
+    if not group or len(group.encode()) > _MAX_GROUP_NAME:
+        raise ValueError(f"{what}: group name {group!r} must have 1 to {_MAX_GROUP_NAME} bytes (UTF-8)")
 
 
 def check_group(group, what):
@@ -95,6 +95,8 @@ def create_group(group, rank_num, rank_ids):
         raise ValueError(f"create_group: rank_ids must be a non-empty list of rank ids, got {rank_ids!r}")
     if rank_num != len(rank_ids):
         raise ValueError(f"create_group: rank_num {rank_num!r} differs from the {len(rank_ids)} ids in rank_ids")
+    if len(set(rank_ids)) != len(rank_ids):
+        raise ValueError(f"create_group: rank_ids {list(rank_ids)} names a rank twice")
     for rank in rank_ids:
         _check_rank(rank, "create_group")
     _created_groups.add(group)
@@ -102,6 +104,7 @@ def create_group(group, rank_num, rank_ids):
 
 def destroy_group(group):
     """Destroy a group made by create_group."""
+    check_single_rank("destroy_group")
     check_group(group, "destroy_group")
     if group == WORLD_GROUP:
         raise ValueError(f"destroy_group: {WORLD_GROUP!r} cannot be destroyed")
@@ -110,6 +113,7 @@ def destroy_group(group):
 
 def get_world_rank_from_group_rank(group, group_rank_id):
     """The world rank of rank `group_rank_id` of `group`: 0, the only rank."""
+    check_single_rank("get_world_rank_from_group_rank")
     check_group(group, "get_world_rank_from_group_rank")
     _check_rank(group_rank_id, "get_world_rank_from_group_rank")
     return 0
@@ -117,6 +121,7 @@ def get_world_rank_from_group_rank(group, group_rank_id):
 
 def get_group_rank_from_world_rank(world_rank_id, group):
     """The rank in `group` of world rank `world_rank_id`: 0, the only rank."""
+    check_single_rank("get_group_rank_from_world_rank")
     check_group(group, "get_group_rank_from_world_rank")
     _check_rank(world_rank_id, "get_group_rank_from_world_rank")
     return 0

@@ -61,6 +61,26 @@ def test_npu_output_tensor_hook_hands_values_to_output_fn_every_n_steps_and_at_t
     assert seen == [[1, 2], [3, 4], [5]]
 
 
+def test_npu_output_tensor_hook_reads_tensor_names_after_its_dependencies():
+    _, loss, train = _train_step()
+    seen = []
+    hook = npu_init.NPUOutputTensorHook({"loss": loss.name}, dependencies=train, output_fn=seen.extend,
+                                        output_every_n_steps=1)
+    with v1.train.MonitoredSession(hooks=[hook]) as sess:
+        sess.run(train)
+    assert isinstance(seen[0]["loss"], np.floating)
+
+
+def test_npu_output_tensor_hook_without_output_fn_logs_the_values(caplog):
+    import logging
+
+    _, loss, train = _train_step()
+    hook = npu_init.NPUOutputTensorHook({"loss": loss})
+    with caplog.at_level(logging.INFO, logger="tensorflow"), v1.train.MonitoredSession(hooks=[hook]) as sess:
+        sess.run(train)
+    assert any(record.getMessage().startswith("NPUOutputTensorHook: loss = ") for record in caplog.records)
+
+
 def test_npu_output_tensor_hook_with_no_interval_reports_once_at_the_end():
     _, loss, train = _train_step()
     seen = []
@@ -92,6 +112,8 @@ def test_keras_distribute_optimizer_is_the_wrapped_optimizer_on_one_rank(monkeyp
     monkeypatch.setenv("RANK_SIZE", "4")
     with pytest.raises(NpuConfigError, match="RANK_SIZE=4: KerasDistributeOptimizer"):
         npu_init.KerasDistributeOptimizer(optimizer)
+    with pytest.raises(NpuConfigError, match="RANK_SIZE=4: npu_keras_optimizer"):
+        npu_init.npu_keras_optimizer(optimizer)
 
 
 def test_npu_strategy_trains_on_the_host_cpu():
@@ -130,11 +152,18 @@ def test_util_value_store_and_graph_exec_config():
     assert npu_init.util.get_value("missing", 7) == 7
     npu_init.util.global_dict_init()
     assert npu_init.util.get_value("npu_rank_id") is None
+    sess, shutdown = npu_init.init_resource()
+    try:
+        assert [npu_init.util.get_value(key) for key in ("npu_rank_id", "npu_local_rank_id", "npu_rank_size")] \
+            == [0, 0, 1]
+    finally:
+        npu_init.shutdown_resource(sess, shutdown)
+        npu_init.close_session(sess)
     _, loss, train = _train_step()
     assert npu_init.util.set_graph_exec_config(train, dynamic_input=True) is train
     with pytest.raises(ValueError, match="fetch must be an Operation, Tensor, tensor name, list or tuple, got int"):
         npu_init.util.set_graph_exec_config(3)
-    npu_init.npu_close()
+    assert npu_init.npu_close() is None
 
 
 def test_broadcast_callback_lets_a_keras_model_fit_on_one_rank(monkeypatch):

@@ -46,8 +46,9 @@ class NPUOutputTensorHook(tf.train.SessionRunHook):
         if tensors and dependencies is not None:
             if not isinstance(dependencies, (list, tuple)):
                 dependencies = [dependencies]
+            graph = tf.get_default_graph()
             with tf.control_dependencies(dependencies):
-                tensors = {tag: tf.identity(value) for tag, value in tensors.items()}
+                tensors = {tag: tf.identity(graph.as_graph_element(value)) for tag, value in tensors.items()}
         self._tensors = tensors or {}
         self._output_fn = output_fn or _log_outputs
         self._every = output_every_n_steps
