@@ -121,22 +121,22 @@ def _resource_free(op_type):
     return op_type
 
 
-# Fusion passes of the graph engine that rename an op before its precision is judged. DreluFusionPass turns a
+# Fusion passes of the graph engine that rename ops before their precision is judged. DreluFusionPass turns a
 # Relu and the ReluGrad reading the Relu's output into ReluV2 + ReluGradV2 (the mask form): real mixlists
-# black-list ReluGradV2 for that reason, and ReluGradV2 is white on the 910 while ReluGrad is gray.
-_AFTER_RELU = {"ReluGrad": ("ReluGradV2", "ReluGrad")}
+# black-list ReluV2 and ReluGradV2 for that reason, and ReluGradV2 is white on the 910 while ReluGrad is gray.
+_RELU_PAIR = {"Relu": ("ReluV2", "Relu"), "ReluGrad": ("ReluGradV2", "ReluGrad")}
 
 
-def ir_candidates(op_type, const_axis=False, *, is_training=False, after_relu=False):
+def ir_candidates(op_type, const_axis=False, *, is_training=False, relu_pair=False):
     """Ascend IR types for a TF op type, most likely first.
 
     const_axis: the op's axis/shape-like input is a Const, so the "...D" form is preferred.
     is_training: for FusedBatchNorm* / FusedBatchNormGrad*, the training split comes first.
-    after_relu: the op reads a Relu's output where a fusion pass pairs them (ReluGrad -> ReluGradV2).
+    relu_pair: a Relu whose output a ReluGrad reads as its features, or that ReluGrad (ReluV2 / ReluGradV2).
     """
     op_type = _resource_free(op_type)
-    if after_relu and op_type in _AFTER_RELU:
-        return _AFTER_RELU[op_type]
+    if relu_pair and op_type in _RELU_PAIR:
+        return _RELU_PAIR[op_type]
     if op_type in _BATCH_NORM:
         return ("BNTrainingUpdate", "BNTrainingReduce", "BatchNorm") if is_training else ("BatchNorm",)
     if op_type in _BATCH_NORM_GRAD:
@@ -184,7 +184,7 @@ def reachable_ir_types():
     found = set()
     for op_type in dir(tf.raw_ops):
         if not op_type.startswith("_"):
-            for flags in ({}, {"const_axis": True}, {"is_training": True}, {"after_relu": True}):
+            for flags in ({}, {"const_axis": True}, {"is_training": True}, {"relu_pair": True}):
                 found.update(ir_candidates(op_type, **flags))
     return frozenset(found)
 

@@ -203,20 +203,26 @@ def test_relu_gradient_is_the_fused_white_relu_grad_v2(tmp_path):
         y = tf.nn.relu(tf.matmul(_x(), _w(), name="mm"), name="relu")
         tf.gradients(tf.reduce_sum(y), [y.op.inputs[0]], name="grad")
 
-    record = _relu_grad_record(rewrite(build(fn), mode("mixed_float16")))
+    result = rewrite(build(fn), mode("mixed_float16"))
+    record = _relu_grad_record(result)
     assert (record.ir_type, record.list, record.decision) == ("ReluGradV2", "white", "float16")
+    assert (result.report.by_name("relu").ir_type, result.report.by_name("relu").list) == ("ReluV2", "gray")
     path = tmp_path / "ops_info.json"
-    path.write_text(json.dumps({"black-list": {"to-add": ["ReluGradV2"]}}))
-    record = _relu_grad_record(rewrite(build(fn), npu_options("mixed_float16", modify_mixlist=path)))
+    path.write_text(json.dumps({"black-list": {"to-add": ["ReluV2", "ReluGradV2"]}}))
+    result = rewrite(build(fn), npu_options("mixed_float16", modify_mixlist=path))
+    record = _relu_grad_record(result)
     assert (record.ir_type, record.list, record.decision) == ("ReluGradV2", "black", "float32")
+    assert (result.report.by_name("relu").list, result.report.by_name("relu").decision) == ("black", "float32")
 
 
 def test_a_relu_gradient_without_its_relu_keeps_the_plain_relu_grad():
     def fn():
         tf.raw_ops.ReluGrad(gradients=_x(name="g"), features=_x(name="f"), name="relu_grad")
+        tf.nn.relu(_x(name="y"), name="lone_relu")
 
-    record = _relu_grad_record(rewrite(build(fn), mode("mixed_float16")))
-    assert (record.ir_type, record.list) == ("ReluGrad", "gray")
+    result = rewrite(build(fn), mode("mixed_float16"))
+    assert (_relu_grad_record(result).ir_type, _relu_grad_record(result).list) == ("ReluGrad", "gray")
+    assert result.report.by_name("lone_relu").ir_type == "Relu"
 
 
 # ---- allow_fp32_to_fp16 ------------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ from npu_bridge.core.precision.typeattrs import (
 # folded to constants by the graph engine before the pass that turns a constant size input into an attribute, so
 # Conv3DBackpropFilterV2 fed by ShapeN, as tf.nn.conv3d's gradient is, becomes Conv3DBackpropFilterD.
 _FOLDED_SHAPES = frozenset({"Shape", "ShapeN"})
+# Ops whose IR type depends on their neighbours (the engine's Relu/ReluGrad fusion), so never cached per type.
+_RELU_PAIR = ("Relu", "ReluGrad")
 
 
 class PassContext:
@@ -47,6 +49,7 @@ class PassContext:
         self._facts = {}
         self._facts_by_op = {}
         self._by_axis = {}
+        self._paired_relus = None
 
     def signature(self, node):
         self.current = node.name
@@ -65,7 +68,9 @@ class PassContext:
         nodes = self.graph.nodes
         if op == "ReluGrad":
             features = nodes.get(node.inputs[1].node) if len(node.inputs) == 2 else None
-            return self._tf_to_ir.ir_candidates(op, after_relu=features is not None and features.op == "Relu")
+            return self._tf_to_ir.ir_candidates(op, relu_pair=features is not None and features.op == "Relu")
+        if op == "Relu":
+            return self._tf_to_ir.ir_candidates(op, relu_pair=node.name in self._relus_with_gradient())
         if by_axis[0] == by_axis[1]:
             return by_axis[0]
         for source in node.inputs:
@@ -74,6 +79,13 @@ class PassContext:
                                          producer.node_def.attr["dtype"].type not in FLOAT_DTYPES):
                 return by_axis[1]
         return by_axis[0]
+
+    def _relus_with_gradient(self):
+        """Names of the Relus a ReluGrad reads as its features (one scan, on the first Relu met)."""
+        if self._paired_relus is None:
+            self._paired_relus = {n.inputs[1].node for n in self.graph.order
+                                  if n.op == "ReluGrad" and len(n.inputs) == 2}
+        return self._paired_relus
 
     def op_facts(self, node):
         facts = self._facts_by_op.get(node.op)
@@ -88,7 +100,7 @@ class PassContext:
                             self._tf_to_ir.is_cube(ir_type), self.lists.library)
             self._facts[candidates] = facts
             by_axis = self._by_axis[node.op]
-            if by_axis[0] == by_axis[1] and not node.op.startswith("FusedBatchNorm") and node.op != "ReluGrad":
+            if by_axis[0] == by_axis[1] and not node.op.startswith("FusedBatchNorm") and node.op not in _RELU_PAIR:
                 self._facts_by_op[node.op] = facts      # the same for every node of this op type
         return facts
 
