@@ -9,15 +9,21 @@ import math
 import types
 
 import tensorflow.compat.v1 as tf
-import tensorflow.compat.v2 as tf2
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _CUBIC = 0.044715
 
 
 def gelu(x, name=None):
-    """GELU with the tanh approximation, as the NPU computes it."""
-    return tf2.nn.gelu(x, approximate=True, name=name or "Gelu")
+    """GELU with the tanh approximation, as the NPU computes it.
+
+    Built from Mul, Add and Tanh, which are gray like the NPU's Gelu op, so the whole function follows its input's
+    dtype as the one op does; tf.nn.gelu cubes with Pow, which is black on the 910 and would keep it in float32.
+    """
+    with tf.name_scope(name, "Gelu", [x]):
+        x = tf.convert_to_tensor(x)
+        inner = _SQRT_2_OVER_PI * (x + _CUBIC * x * x * x)
+        return 0.5 * x * (1.0 + tf.tanh(inner))
 
 
 def gelu_grad(dy, x, y, name=None):

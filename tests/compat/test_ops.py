@@ -68,6 +68,23 @@ def test_gelu_is_the_tanh_approximation():
     np.testing.assert_allclose(got, tanh_form, rtol=1e-5, atol=1e-6)
 
 
+def test_gelu_follows_its_input_like_the_gray_gelu_op():
+    """The NPU's Gelu is gray: after a white MatMul it computes in float16. No op of ours may be black (tf.nn.gelu's
+    Pow is), or the function would stay float32 where the NPU's one op does not."""
+    from npu_bridge.runtime import last_report
+
+    config = npu_config_proto()
+    config.graph_options.rewrite_options.custom_optimizers[0].parameter_map["precision_mode"].s = \
+        b"allow_mix_precision"
+    x = tf.constant(np.linspace(-2, 2, 16, dtype=np.float32).reshape(4, 4))
+    y = npu_unary_ops.gelu(tf.matmul(x, x, name="mm"), name="gelu")
+    with v1.Session(config=config) as sess:
+        sess.run(y)
+        records = [r for r in last_report(sess).records if r.name.startswith("gelu/") and r.list != "-"]
+    assert records and all(r.list == "gray" and r.decision == "float16" for r in records), \
+        [(r.name, r.list, r.decision) for r in records]
+
+
 def test_gelu_grad_is_the_derivative_of_gelu():
     """npu_unary_ops.gelu_grad(dy, x, y), the op hand-written gradients call, agrees with TensorFlow's own gradient
     of gelu and with a central difference of the tanh form."""
