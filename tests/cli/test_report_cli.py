@@ -52,7 +52,7 @@ def files(tmp_path_factory):
         saver.export_meta_graph(str(folder / "mlp.meta"))
         saver.export_meta_graph(str(folder / "text.meta"), as_text=True)
     mixlist = folder / "mixlist.json"
-    mixlist.write_text(json.dumps({"black-list": {"to-add": ["Relu", "MatMul"]}}))
+    mixlist.write_text(json.dumps({"black-list": {"to-add": ["ReluV2", "MatMul"]}}))
     return {"folder": folder, "graph_def": graph_def, "pb": str(folder / "mlp.pb"),
             "pbtxt": str(folder / "mlp.pbtxt"), "meta": str(folder / "mlp.meta"),
             "text_meta": str(folder / "text.meta"), "text_named_pb": str(folder / "text_named.pb"),
@@ -91,7 +91,8 @@ def test_table_shows_the_sessions_decisions(files, capsys):
     assert rows["mm1"][:5] == ["MatMul", "MatMulV2", "white", "float16*", str(len(report.by_name("mm1").casts))]
     assert "precision_reduce=true" in rows["mm1"][5]
     # Relu computes in float32 between casts (slow float16 CPU kernel): its decision carries the * mark.
-    assert rows["hidden"][:4] == ["Relu", "Relu", "gray", "float16*"]
+    # The Relu whose output its ReluGrad reads is the engine's fused ReluV2.
+    assert rows["hidden"][:4] == ["Relu", "ReluV2", "gray", "float16*"]
     assert "follows its float16 producer 'bias1'" in rows["hidden"][5]
     assert rows["loss"][:4] == ["Mean", "ReduceMeanD", "black", "float32"]
     assert "x" not in rows and "w1/Assign" not in rows      # no float work: shown only with --all
@@ -144,7 +145,7 @@ def test_op_explains_a_gray_op_through_its_producer(files, capsys):
     assert code == 0
     hidden, reshaped = out.split(f"op {reshape}")
     assert "op hidden" in hidden
-    assert "IR type   Relu (vector op)" in hidden
+    assert "IR type   ReluV2 (vector op)" in hidden
     assert "library   built-in operator library, soc ascend910" in hidden
     assert "list      gray (from built-in ascend910: no precision_reduce (gray))" in hidden
     assert "producer  bias1 <- BiasAdd [gray] float16" in hidden
@@ -183,7 +184,7 @@ def test_op_names_where_a_list_came_from(files, capsys, tmp_path, monkeypatch):
     shutil.copytree(BUILTIN_ROOT, root)
     library = next(root.rglob("aic-ascend910-ops-info.json"))
     data = json.loads(library.read_text())
-    data["Relu"]["precision_reduce"] = {"flag": "true"}
+    data["ReluV2"]["precision_reduce"] = {"flag": "true"}
     library.write_text(json.dumps(data))
     monkeypatch.setenv("ASCEND_OPP_PATH", str(root))
     code, out, _ = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16", "--op", "hidden")
@@ -210,7 +211,7 @@ def test_compare_mode_lists_what_mixed_float16_changes(files, capsys):
     rows = table_rows(out)
     assert set(rows) == differing
     # Relu computes in float32 between casts under mixed_float16 (slow float16 CPU kernel): marked *.
-    assert rows["hidden"][:4] == ["Relu", "gray", "float32", "float16*"]
+    assert rows["hidden"][:4] == ["ReluV2", "gray", "float32", "float16*"]
     assert "follows its float16 producer" in rows["hidden"][4]
     assert "mm1" not in rows            # cube ops are float16 in both modes
 
