@@ -339,6 +339,24 @@ def test_customize_dtypes_by_type_and_by_name(tmp_path):
     assert origin.report.n_casts == 0
 
 
+def test_nodes_computed_from_constants_are_folded_sources():
+    """The graph engine constant-folds before the Fusion Engine decides dtypes (GE Prepare): a zeros Fill of a
+    static shape reaches the lists as a Const, neutral for gray ops. So the Select of a leaky-relu gradient follows
+    the float16 gradient it selects from, not a float32 Fill (DCGAN's discriminator)."""
+    def fn():
+        grad = tf.matmul(_x(), _const([8, 8], "w"), name="grad")                     # white: float16
+        zeros = tf.fill([4, 8], 0.0, name="zeros")                                     # Fill(Const, Const)
+        tf.compat.v1.where_v2(tf.compat.v1.placeholder(tf.bool, [4, 8], name="cond"), grad, zeros, name="select")
+        tf.add(tf.shape(_x(name="y"))[0], 1, name="int_arithmetic")
+
+    result = rewrite(build(fn), mode("mixed_float16"))
+    zeros = result.report.by_name("zeros")
+    assert zeros.decision == "unchanged" and "constant" in zeros.reason
+    select = result.report.by_name("select")
+    assert select.decision == "float16" and "follows its float16 producer 'grad'" in select.reason
+    assert_idempotent(result, mode("mixed_float16"))
+
+
 def test_customize_dtypes_wins_over_keep_dtype(tmp_path):
     """The engine filters kernel dtypes by customize_dtypes before any precision rule: a keep_dtype_scope op that
     a line names takes the line's dtypes (the ATC docs say the same of --customize_dtypes and --keep_dtype)."""

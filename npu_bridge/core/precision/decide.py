@@ -60,6 +60,36 @@ class GraphStructureError(ValueError):
         super().__init__(detail)
 
 
+# What the graph engine's constant folding (GE Prepare, before the Fusion Engine decides dtypes) starts from:
+# constants, and the shape of any tensor, static when the NPU compiles the graph for the shapes of its first run.
+FOLDING_ROOTS = frozenset({"Const", "HostConst", "Shape", "ShapeN", "Size", "Rank"})
+_CONTROL_FLOW_OPS = frozenset({"Enter", "RefEnter", "Exit", "RefExit", "Merge", "RefMerge", "Switch", "RefSwitch",
+                               "NextIteration", "RefNextIteration", "LoopCond"})
+
+
+def _constant_folded(order, signatures):
+    """Names of the nodes, other than constants, that constant folding replaces: every data input is a folding
+    root or folded itself, and the node has no state, variant or function call (a zeros Fill of a static shape,
+    the arithmetic of a learning-rate constant). Nodes are in topological order, so one pass suffices."""
+    constant, folded = set(), set()
+    for node in order:
+        op = node.op
+        if op in FOLDING_ROOTS:
+            constant.add(node.name)
+            if op not in SOURCE_OPS:
+                folded.add(node.name)
+            continue
+        if not node.inputs or op in _CONTROL_FLOW_OPS:
+            continue
+        sig = signatures[node.name]
+        if sig.has_state or sig.is_call or sig.has_variant:
+            continue
+        if all(source.node in constant for source in node.inputs):
+            constant.add(node.name)
+            folded.add(node.name)
+    return folded
+
+
 def topological_order(graph):
     """Nodes with the producer of every data input first, NextIteration -> Merge back edges ignored.
 
@@ -124,6 +154,7 @@ class Decider:
         self.graph = ctx.graph
         self.order = topological_order(ctx.graph)
         self.signatures = {n.name: ctx.signature(n) for n in self.order}
+        self.folded = _constant_folded(self.order, self.signatures)
         self.facts = {}
         self._shared = {}       # (signature, facts, deciding producer classes) -> the plan those nodes share
         self.changed = []       # names of nodes whose plan changes attributes or logical dtypes
@@ -191,6 +222,8 @@ class Decider:
         op = node.op
         if op in SOURCE_OPS or (op == "Identity" and self.graph.nodes[node.inputs[0].node].op in REF_VARIABLE_OPS):
             return SOURCE
+        if node.name in self.folded:
+            return FOLDED
         if ctx.host_ops and _flag(node.node_def.attr, "_without_npu_compile"):
             return HOST
         if sig.is_call:
@@ -396,6 +429,8 @@ def _fixed(marker, reason):
 # Outcomes shared by every node they apply to (plans are never modified once made).
 NO_FLOAT = _fixed("none", "no float type attribute")
 SOURCE = _fixed("source", "graph source: its outputs are neutral for gray ops")
+FOLDED = _fixed("source", "computed from constants only: the graph engine folds it into a constant before "
+                          "precision is decided, so it is a graph source, neutral for gray ops")
 HOST = _fixed("source", "without_npu_compile_scope under mix_compile_mode: runs in TensorFlow on the host, outside "
                         "the NPU graph, which reads its outputs as inputs (neutral for gray ops)")
 CALL = _fixed("call", "function call: ports are fixed by the function signature; the function body is left intact")
