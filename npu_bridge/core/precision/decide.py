@@ -79,14 +79,16 @@ def _constant_folded(order, signatures):
             if op not in SOURCE_OPS:
                 folded.add(node.name)
             continue
-        if not node.inputs or op in _CONTROL_FLOW_OPS:
+        if not node.inputs:
             continue
-        sig = signatures[node.name]
-        if sig.has_state or sig.is_call or sig.has_variant:
-            continue
-        if all(source.node in constant for source in node.inputs):
-            constant.add(node.name)
-            folded.add(node.name)
+        for source in node.inputs:      # most nodes fail at their first input: checked before anything else
+            if source.node not in constant:
+                break
+        else:
+            sig = signatures[node.name]
+            if op not in _CONTROL_FLOW_OPS and not (sig.has_state or sig.is_call or sig.has_variant):
+                constant.add(node.name)
+                folded.add(node.name)
     return folded
 
 
