@@ -431,8 +431,8 @@ def _fixed(marker, reason):
 # Outcomes shared by every node they apply to (plans are never modified once made).
 NO_FLOAT = _fixed("none", "no float type attribute")
 SOURCE = _fixed("source", "graph source: its outputs are neutral for gray ops")
-FOLDED = _fixed("source", "computed from constants only: the graph engine folds it into a constant before "
-                          "precision is decided, so it is a graph source, neutral for gray ops")
+FOLDED = _fixed("source", "computed from constants and tensor shapes only: the graph engine folds it into a "
+                          "constant before precision is decided, so it is a graph source, neutral for gray ops")
 HOST = _fixed("source", "without_npu_compile_scope under mix_compile_mode: runs in TensorFlow on the host, outside "
                         "the NPU graph, which reads its outputs as inputs (neutral for gray ops)")
 CALL = _fixed("call", "function call: ports are fixed by the function signature; the function body is left intact")
