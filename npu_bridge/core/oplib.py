@@ -42,8 +42,9 @@ class OpLibrary:
         self._dtypes = {}
         for ir_type, entry in entries.items():
             self._flags[ir_type] = _flag_of(ir_type, entry, source)
-            self._float_dtypes[ir_type] = _float_dtypes_of(entry)
-            self._dtypes[ir_type] = _dtypes_of(entry)
+            dtypes = _dtypes_of(entry)
+            self._float_dtypes[ir_type] = _float_dtypes_of(dtypes)
+            self._dtypes[ir_type] = dtypes or None
         self._by_lower = {name.lower(): name for name in self.types}
 
     def __repr__(self):
@@ -111,36 +112,30 @@ def _flag_of(ir_type, entry, source):
     return None
 
 
-def _float_dtypes_of(entry):
-    declared = False
-    found = set()
-    for key, port in entry.items():
-        if not (key.startswith("input") or key.startswith("output")) or not isinstance(port, dict):
-            continue
-        if "dtype" not in port:
-            continue
-        declared = True
-        for token in str(port["dtype"]).split(","):
-            spelled = _FLOAT_SPELLINGS.get(token.strip().lower())
-            if spelled:
-                found.add(spelled)
-    return frozenset(found) if declared else None
-
-
 # Ascend dtype spellings whose TensorFlow name differs.
 _TF_NAMES = {"float": "float32", "fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16",
              "double": "float64"}
 
 
 def _dtypes_of(entry):
+    """Every dtype the entry's ports declare, in TensorFlow names; None when no port has a "dtype" key."""
+    declared = False
     found = set()
     for key, port in entry.items():
         if (key.startswith("input") or key.startswith("output")) and isinstance(port, dict) and "dtype" in port:
+            declared = True
             for token in str(port["dtype"]).split(","):
                 token = token.strip().lower()
                 if token:
                     found.add(_TF_NAMES.get(token, token))
-    return frozenset(found) if found else None
+    return frozenset(found) if declared else None
+
+
+def _float_dtypes_of(dtypes):
+    """The float dtypes among `dtypes` (from _dtypes_of), in the names OpLibrary answers with."""
+    if dtypes is None:
+        return None
+    return frozenset(_FLOAT_SPELLINGS[dtype] for dtype in dtypes if dtype in _FLOAT_SPELLINGS)
 
 
 def _file_order(path):

@@ -124,7 +124,7 @@ def _resource_free(op_type):
 # Fusion passes of the graph engine that rename ops before their precision is judged. DreluFusionPass turns a
 # Relu and the ReluGrad reading the Relu's output into ReluV2 + ReluGradV2 (the mask form): real mixlists
 # black-list ReluV2 and ReluGradV2 for that reason, and ReluGradV2 is white on the 910 while ReluGrad is gray.
-_RELU_PAIR = {"Relu": ("ReluV2", "Relu"), "ReluGrad": ("ReluGradV2", "ReluGrad")}
+RELU_PAIR = {"Relu": ("ReluV2", "Relu"), "ReluGrad": ("ReluGradV2", "ReluGrad")}
 
 
 def ir_candidates(op_type, const_axis=False, *, is_training=False, relu_pair=False):
@@ -135,8 +135,8 @@ def ir_candidates(op_type, const_axis=False, *, is_training=False, relu_pair=Fal
     relu_pair: a Relu whose output a ReluGrad reads as its features, or that ReluGrad (ReluV2 / ReluGradV2).
     """
     op_type = _resource_free(op_type)
-    if relu_pair and op_type in _RELU_PAIR:
-        return _RELU_PAIR[op_type]
+    if relu_pair and op_type in RELU_PAIR:
+        return RELU_PAIR[op_type]
     if op_type in _BATCH_NORM:
         return ("BNTrainingUpdate", "BNTrainingReduce", "BatchNorm") if is_training else ("BatchNorm",)
     if op_type in _BATCH_NORM_GRAD:

@@ -25,8 +25,6 @@ from npu_bridge.core.precision.typeattrs import (
 # folded to constants by the graph engine before the pass that turns a constant size input into an attribute, so
 # Conv3DBackpropFilterV2 fed by ShapeN, as tf.nn.conv3d's gradient is, becomes Conv3DBackpropFilterD.
 _FOLDED_SHAPES = frozenset({"Shape", "ShapeN"})
-# Ops whose IR type depends on their neighbours (the engine's Relu/ReluGrad fusion), so never cached per type.
-_RELU_PAIR = ("Relu", "ReluGrad")
 
 
 class PassContext:
@@ -100,7 +98,8 @@ class PassContext:
                             self._tf_to_ir.is_cube(ir_type), self.lists.library)
             self._facts[candidates] = facts
             by_axis = self._by_axis[node.op]
-            if by_axis[0] == by_axis[1] and not node.op.startswith("FusedBatchNorm") and node.op not in _RELU_PAIR:
+            if by_axis[0] == by_axis[1] and not node.op.startswith("FusedBatchNorm") and \
+                    node.op not in self._tf_to_ir.RELU_PAIR:
                 self._facts_by_op[node.op] = facts      # the same for every node of this op type
         return facts
 
