@@ -25,7 +25,7 @@ class OptionsCallable:
     def __call__(self, *args, run_metadata=None):
         plan = self._plan_for(self._emulation.current_program())
         try:
-            values = plan.execute(args, self._run_options, run_metadata)
+            values = plan.execute(args, self._run_options, run_metadata, self._emulation.stepper())
         except errors.OpError as error:
             raise user_errors.translate(error, self._emulation.graph) from None
         return values[:self._fetch_count]

@@ -7,6 +7,7 @@ The precision lists (operator library + modify_mixlist) and the customize_dtypes
 is created, once: a missing or malformed file fails there, as every other configuration error does, and later
 edits or deletions of the files do not change a running session.
 """
+import functools
 import threading
 import weakref
 
@@ -18,7 +19,7 @@ from tensorflow.python.platform import tf_logging
 from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.precision import rewrite
-from npu_bridge.runtime import user_errors
+from npu_bridge.runtime import observers, user_errors
 from npu_bridge.runtime.callables import OptionsCallable
 from npu_bridge.runtime.plans import Plan, cache_plan, cached_plan, plan_key, subfeeds
 from npu_bridge.runtime.program import Program, fingerprints
@@ -47,6 +48,7 @@ class EmulatedSession:
         self._lock = threading.RLock()
         self._partial_runs = {}
         self._warned = set()    # the report's warnings already logged: a graph rewritten again repeats them
+        self._steps = {}        # plan signature -> steps executed (run observers number steps per signature)
 
     def run(self, fetches, feed_dict=None, run_options=None, run_metadata=None):
         program = self.current_program()
@@ -59,9 +61,21 @@ class EmulatedSession:
         else:
             values = [value for _, value in subfeeds(feed_dict)]
         try:
-            return plan.execute(values, run_options, run_metadata)
+            return plan.execute(values, run_options, run_metadata, self.stepper())
         except errors.OpError as error:
             raise user_errors.translate(error, self.graph) from None
+
+    def stepper(self):
+        """What Plan.execute runs its steps through: None (directly) unless run observers are registered."""
+        active = observers.active()
+        return functools.partial(observers.run_steps, self, active) if active else None
+
+    def next_step(self, plan):
+        """The number of the step `plan` is about to execute (per signature, from 0)."""
+        with self._lock:
+            step = self._steps.get(plan.signature, 0)
+            self._steps[plan.signature] = step + 1
+        return step
 
     def make_callable(self, fetches, feed_list, accept_options):
         if feed_list is not None and not isinstance(feed_list, (list, tuple)):
@@ -160,6 +174,8 @@ class EmulatedSession:
                         "their first element, queues and tables empty): %s. Build the whole graph before the first "
                         "run to avoid this.", ", ".join(lost))
             self.program = program
+            for observer in observers.active():
+                observer.program_ready(self, program)
             tf_logging.info("%s [emulated NPU graph %s]", result.report.summary(), how)
             for warning in result.report.warnings:
                 if warning not in self._warned:

@@ -156,16 +156,21 @@ class Plan:
         self.copies = [i for i, tensor in enumerate(self.fetches) if _may_share_variable_buffer(tensor)]
         self._callables = {}
 
-    def execute(self, values, run_options=None, run_metadata=None):
-        """Run with `values` (one per feed slot) and return results shaped like the user's fetches."""
+    def execute(self, values, run_options=None, run_metadata=None, stepper=None):
+        """Run with `values` (one per feed slot) and return results shaped like the user's fetches.
+
+        `stepper(plan, args, run_options, run_metadata)`, when given, executes the steps instead (run observers).
+        """
         fed, args = [], []
         for slot, value in zip(self.slots, values):
             array = slot.convert(value)
             fed.append(array)
             args.extend(value for _, value in slot.inner_values(array))
         results = []
-        if self.fetches or self.targets:
-            call = self._callable(run_options)
+        if (self.fetches or self.targets) and stepper is not None:
+            results = list(stepper(self, args, run_options, run_metadata))
+        elif self.fetches or self.targets:
+            call = self.callable_for(run_options)
             for _ in range(self.repeats):
                 results = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
             for index in self.copies:
@@ -175,13 +180,23 @@ class Plan:
         return self.mapper.build_results(
             [None if s is None else results[s] if s >= 0 else fed[~s] for s in self.sources])
 
-    def _callable(self, run_options):
+    @property
+    def signature(self):
+        """(fetch, target, feed) inner names: the same for the same user run across rebuilds of the program."""
+        return (tuple(t.name for t in self.fetches), tuple(op.name for op in self.targets),
+                tuple(t.name for t in self.feed_tensors))
+
+    def callable_for(self, run_options, extra_fetches=()):
+        """The inner C++ callable; `extra_fetches` (inner tensor names) are fetched after the plan's own."""
         key = run_options.SerializeToString() if run_options is not None else b""
+        if extra_fetches:
+            key = (key, extra_fetches)
         call = self._callables.get(key)
         if call is None:
             options = config_pb2.CallableOptions()
             options.feed.extend(t.name for t in self.feed_tensors)
             options.fetch.extend(t.name for t in self.fetches)
+            options.fetch.extend(extra_fetches)
             options.target.extend(op.name for op in self.targets)
             for source, destination in self.connections:
                 options.tensor_connection.add(from_tensor=source, to_tensor=destination)

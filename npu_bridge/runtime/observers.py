@@ -1,0 +1,85 @@
+"""Run observers: the one way tools built on top see what the emulated session computes.
+
+Dumps, overflow detection, comparison against float32 and CI artifacts are rooms of their own. Rather than grow
+branches inside the session, they register an observer here. An observer sees
+
+- every Program the session builds or extends (`program.result` holds the rewritten GraphDef and its Report), and
+- every step: one execution of a plan's fetches, that is one `run` (one loop iteration under
+  iterations_per_loop), numbered from 0 per fetch-and-feed signature, as the NPU numbers the iterations of each
+  graph it runs. Before a step an observer may name extra inner tensors to fetch in the same execution; after it,
+  it gets the fed values, the fetched values and those extras.
+
+With no observer registered a run costs one empty-tuple check.
+"""
+import threading
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+_lock = threading.Lock()
+_observers = ()
+
+
+class RunObserver:
+    """Base class with no-op hooks; subclasses override what they need. Hooks run on the thread calling `run`."""
+
+    def program_ready(self, emulation, program):
+        """The session (an EmulatedSession) now runs `program` (built, extended or rebuilt)."""
+
+    def before_step(self, emulation, plan, step):
+        """Inner tensor names (in `plan.program.graph`) to fetch in this step's execution too."""
+        return ()
+
+    def after_step(self, record):
+        """A step ran; `record` is a StepRecord."""
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One executed step of an emulated session, as observers see it."""
+
+    emulation: Any                  # the EmulatedSession (.graph is the user's graph, .options its NpuOptions)
+    plan: Any                       # the Plan executed (.program, .fetches, .targets, .feed_tensors)
+    step: int                       # per signature, from 0
+    feeds: Mapping[str, Any]        # inner tensor name -> value fed (already rounded where the NPU rounds)
+    results: Sequence[Any]          # values of plan.fetches, in order (cast back to the user's dtypes)
+    extra: Mapping[str, Any]        # inner tensor name -> value, for the names observers asked for
+
+
+def add_observer(observer):
+    """Register `observer` for every emulated session in this process."""
+    global _observers
+    with _lock:
+        if observer not in _observers:
+            _observers = (*_observers, observer)
+
+
+def remove_observer(observer):
+    global _observers
+    with _lock:
+        _observers = tuple(o for o in _observers if o is not observer)
+
+
+def active():
+    """The registered observers (a tuple; empty when none)."""
+    return _observers
+
+
+def run_steps(emulation, observers, plan, args, run_options, run_metadata):
+    """Execute `plan` (its `repeats` iterations) step by step, telling `observers`; returns the last results."""
+    results = []
+    count = len(plan.fetches)
+    feeds = {tensor.name: value for tensor, value in zip(plan.feed_tensors, args)}
+    for _ in range(plan.repeats):
+        step = emulation.next_step(plan)
+        extra = []
+        for observer in observers:
+            for name in observer.before_step(emulation, plan, step) or ():
+                if name not in extra:
+                    extra.append(name)
+        call = plan.callable_for(run_options, tuple(extra))
+        values = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
+        results = values[:count]
+        record = StepRecord(emulation, plan, step, feeds, results, dict(zip(extra, values[count:])))
+        for observer in observers:
+            observer.after_step(record)
+    return results
