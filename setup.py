@@ -15,6 +15,8 @@ setup(
     # The built-in operator library is a data folder (no __init__.py) shipped as its own package, so setuptools
     # installs its JSON files without warning that an importable folder was left out.
     packages=find_packages(include=["npu_bridge", "npu_bridge.*", "hccl", "hccl.*"]) + ["npu_bridge.core.opp"],
+    # npu-run's console script starts outside the package, so its arguments are read before TensorFlow loads.
+    py_modules=["npu_run"],
     package_data={"npu_bridge.core.opp": ["built-in/**/*.json"]},
     install_requires=[
         "tensorflow>=2.15",
@@ -27,7 +29,7 @@ setup(
     extras_require={"test": ["pytest", "hypothesis"], "bench": ["matplotlib"]},
     entry_points={
         "console_scripts": [
-            "npu-run=npu_bridge.launcher:main",
+            "npu-run=npu_run:main",
             "npu-report=npu_bridge.report_cli:main",
         ]
     },

@@ -1,8 +1,25 @@
-"""npu_bridge on CPU: the Ascend TensorFlow adapter's Python API, with the NPU's precision behaviour emulated.
+"""npu_bridge on CPU: the Ascend TF adapter's Python API, with the NPU's precision behaviour emulated.
 
 Importing any module of the package activates the emulated NPU session: from then on tf.compat.v1 sessions whose
-ConfigProto holds the `NpuOptimizer` custom optimizer run through the precision pass.
+ConfigProto holds the `NpuOptimizer` custom optimizer run through the precision pass. The one exception is the
+`npu-run` console script (the top-level module `npu_run`), which reads its command line before TensorFlow is
+imported and activates the emulation just before it runs the script.
 """
-from npu_bridge.runtime import activate as _activate
+import sys
 
-_activate()
+from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning, PrecisionPassError
+
+__all__ = ["activate", "NpuConfigError", "NpuConfigWarning", "PrecisionPassError"]
+
+
+def activate():
+    """Switch the emulation on (idempotent), with what the environment asks for (see npu_bridge.settings)."""
+    from npu_bridge import settings
+    from npu_bridge.runtime import activate as activate_runtime
+
+    activate_runtime()
+    settings.apply_environment()
+
+
+if not getattr(sys.modules.get("npu_run"), "STARTING", False):
+    activate()

@@ -17,7 +17,15 @@ tf.layers, tf.train.*. The launcher makes that run as written:
   (starting at the script's own frame) are those of `python script.py`.
 
 Nothing wraps sess.run: after start-up the script runs at the speed it would without the launcher.
+
+The command line is parsed before TensorFlow is imported (this module imports only the standard library), so
+--help, --version and a mistyped script name answer at once. The `npu-run` console script enters through the
+top-level module `npu_run`, which keeps `import npu_bridge` from activating the emulation (and importing
+TensorFlow) before the arguments are read; `run_script` activates it. Launcher options reach the emulation
+through environment variables (NPU_BRIDGE_STRICT), so launchers that are not ours can
+set the same.
 """
+import argparse
 import builtins
 import importlib.util
 import io
@@ -27,7 +35,19 @@ import sys
 import sysconfig
 import types
 
-USAGE = "usage: npu-run script.py [args ...]   (or: python -m npu_bridge script.py [args ...])"
+from npu_bridge.settings import STRICT_ENV
+
+PROG = "npu-run"
+ENVIRONMENT_HELP = f"""\
+environment variables:
+  {STRICT_ENV}=1         as --strict
+  NPU_BRIDGE_SOC=NAME            soc when the config sets no soc_config (default ascend910)
+  ASCEND_OPP_PATH=DIR            operator library to use instead of the built-in one
+  TF_CPP_MIN_LOG_LEVEL=2         quiet TensorFlow's own C++ INFO/WARNING lines
+
+exit status: the script's own; 1 for an uncaught exception (a configuration warning under --strict included),
+130 for Ctrl-C, 2 for a bad command line or a missing script.
+"""
 
 
 def _library_dirs():
@@ -110,8 +130,14 @@ def _prepare_tensorflow():
     if importlib.util.find_spec("tf_keras") is not None:
         os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     import tensorflow
+    from tensorflow.python.util import deprecation
 
-    tensorflow.compat.v1.disable_v2_behavior()
+    import npu_bridge
+
+    npu_bridge.activate()
+    # disable_v2_behavior logs disable_resource_variables' deprecation: noise about our call, not the user's code.
+    with deprecation.silence():
+        tensorflow.compat.v1.disable_v2_behavior()
     v1 = tensorflow.compat.v1
     _UserCodeImports(_tf1_module(v1, tensorflow), v1, _keras_v1()).install()
 
@@ -159,26 +185,61 @@ def _run_script(code, script, args):
         exec(code, main_module.__dict__)
     except SystemExit:
         raise
+    except KeyboardInterrupt as error:
+        _report_exception(error, script_path)
+        return 130      # what `python script.py` exits with on Ctrl-C (128 + SIGINT)
     except Exception as error:
         _report_exception(error, script_path)
         return 1
     return 0
 
 
+def build_parser():
+    """npu-run's options. Options come before the script; everything after it is the script's own argv."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, usage=f"{PROG} [options] script.py [args ...]   (or: python -m npu_bridge [options] script.py ...)",
+        description="Run an unmodified TF1-style script written for Ascend NPUs on this machine's CPU, with the "
+                    "NPU's mixed precision emulated.",
+        epilog=ENVIRONMENT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_package_version()}")
+    parser.add_argument("--strict", action="store_true",
+                        help="turn every configuration warning into an error: the script stops with exit status 1 "
+                             f"(env {STRICT_ENV}=1)")
+    # Launch modes that start the script more than once (multi-rank) add their options here.
+    parser.add_argument("script", help="the Python script to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script as sys.argv[1:]")
+    return parser
+
+
+def _package_version():
+    from importlib import metadata
+
+    try:
+        return metadata.version("npu_bridge")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
 def main(argv=None):
-    """Entry point of `npu-run script.py [args ...]`; returns the exit code of the script."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    if not args or args[0] in ("-h", "--help"):
-        print(USAGE, file=sys.stdout if args else sys.stderr)
-        return 0 if args else 2
-    script = args[0]
-    if not os.path.isfile(script):
-        print(f"npu-run: can't open file {script!r}: [Errno 2] No such file or directory", file=sys.stderr)
+    """Entry point of `npu-run [options] script.py [args ...]`; returns the exit code of the script."""
+    try:
+        args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
+    except SystemExit as exit_request:     # --help, --version, or a bad command line (argparse printed why)
+        return exit_request.code
+    if not os.path.isfile(args.script):
+        print(f"{PROG}: can't open file {args.script!r}: [Errno 2] No such file or directory", file=sys.stderr)
         return 2
+    if args.strict:
+        os.environ[STRICT_ENV] = "1"
+    return run_script(args.script, args.args)
+
+
+def run_script(script, args):
+    """Run `script` with sys.argv[1:] = args as `python script` would, on the emulated NPU; its exit code."""
     try:
         code = _compile_script(script)
     except SyntaxError as error:
         _report_exception(error, os.path.abspath(script))
         return 1
     _prepare_tensorflow()
-    return _run_script(code, script, args[1:])
+    return _run_script(code, script, args)

@@ -1,4 +1,7 @@
-"""Errors raised by npu_bridge: one type for bad configuration, one for a failed graph rewrite."""
+"""Errors raised by npu_bridge: one type for bad configuration, one for a failed graph rewrite, one warning."""
+import os
+
+STRICT_ENV = "NPU_BRIDGE_STRICT"
 
 
 class NpuConfigError(ValueError):
@@ -10,7 +13,16 @@ class NpuConfigError(ValueError):
 
 
 class NpuConfigWarning(UserWarning):
-    """A mistake the real adapter silently ignores (unknown key, value in the wrong AttrValue field, unknown op)."""
+    """A mistake the real adapter silently ignores (unknown key, value in the wrong AttrValue field, unknown op).
+
+    Public as `npu_bridge.NpuConfigWarning`, the name to give warning filters.
+    """
+
+
+def strict_mode():
+    """Whether configuration warnings are errors: NPU_BRIDGE_STRICT set to anything but "" or "0" (npu-run
+    --strict and npu-report --strict set it). Read at each warning, so it holds whenever it was set."""
+    return os.environ.get(STRICT_ENV, "") not in ("", "0")
 
 
 class PrecisionPassError(RuntimeError):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import tensorflow as tf
 
 from npu_bridge.core.adapter_checks import READ_ONLY_THROUGH_FIELD, TYPE_CHECKED, check_adapter_values, type_error
-from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
+from npu_bridge.core.errors import STRICT_ENV, NpuConfigError, NpuConfigWarning, strict_mode
 from npu_bridge.core.soc import KEEP_ORIGIN_BY_DEFAULT, selected_soc, soc_info
 
 OPTIMIZER_NAME = "NpuOptimizer"
@@ -145,12 +145,15 @@ class NpuOptions:
 
 
 def config_warning(message):
-    """Report a mistake the real adapter would swallow: through TF's logger and as an NpuConfigWarning.
+    """Report a mistake the real adapter would swallow: as an NpuConfigWarning, or in strict mode as an error.
 
     The warning is attributed to the user's line (the first frame outside npu_bridge and TensorFlow), whichever
-    entry point (Session, NPURunConfig, npu_config_proto, the CLI) led here.
+    entry point (Session, NPURunConfig, npu_config_proto, the CLI) led here. It is a Python warning only (not a
+    TensorFlow log line too), so each problem is printed once and Python's warning filters control it.
     """
-    tf.compat.v1.logging.warning(message)
+    if strict_mode():
+        raise NpuConfigError(f"{message} (strict mode: {STRICT_ENV}=1 or --strict makes configuration warnings "
+                             "errors)")
     warnings.warn(message, NpuConfigWarning, stacklevel=_first_user_frame())
 
 

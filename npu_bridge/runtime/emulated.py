@@ -19,7 +19,7 @@ from tensorflow.python.platform import tf_logging
 from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.precision import rewrite
-from npu_bridge.runtime import observers, user_errors
+from npu_bridge.runtime import log, observers, user_errors
 from npu_bridge.runtime.callables import OptionsCallable
 from npu_bridge.runtime.plans import Plan, cache_plan, cached_plan, plan_key, subfeeds
 from npu_bridge.runtime.program import Program, fingerprints
@@ -176,7 +176,7 @@ class EmulatedSession:
             self.program = program
             for observer in observers.active():
                 observer.program_ready(self, program)
-            tf_logging.info("%s [emulated NPU graph %s]", result.report.summary(), how)
+            log.summary(f"{result.report.summary()} [emulated NPU graph {how}]", first=how == "built")
             for warning in result.report.warnings:
                 if warning not in self._warned:
                     self._warned.add(warning)

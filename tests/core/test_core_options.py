@@ -230,10 +230,33 @@ def test_unknown_key_without_a_near_one():
     assert "Did you mean" not in str(record[0].message)
 
 
-def test_warnings_also_go_to_tf_logging(caplog):
+def test_a_warning_is_reported_once_as_a_python_warning_not_also_in_the_tf_log(caplog):
+    with pytest.warns(NpuConfigWarning) as record:
+        options(sump_mode="all")
+    assert len(record) == 1
+    assert not any("sump_mode" in r.getMessage() for r in caplog.records)
+
+
+def test_strict_mode_turns_a_warning_into_a_config_error(monkeypatch):
+    monkeypatch.setenv("NPU_BRIDGE_STRICT", "1")
+    with pytest.raises(NpuConfigError, match=r"'sump_mode' is not an option.*strict mode"):
+        options(sump_mode="all")
+    monkeypatch.setenv("NPU_BRIDGE_STRICT", "0")
     with pytest.warns(NpuConfigWarning):
         options(sump_mode="all")
-    assert any("sump_mode" in r.getMessage() for r in caplog.records)
+
+
+def test_the_public_warning_category_and_warning_options_naming_it():
+    import npu_bridge
+    from npu_bridge.settings import apply_warning_options
+
+    assert npu_bridge.NpuConfigWarning is NpuConfigWarning
+    with warnings.catch_warnings():
+        # What Python itself dropped at start-up ("Invalid -W option ignored") is applied when npu_bridge is imported.
+        apply_warning_options(["error::npu_bridge.NpuConfigWarning", "ignore::DeprecationWarning"])
+        assert warnings.filters[0][:3] == ("error", None, NpuConfigWarning)
+        with pytest.raises(NpuConfigWarning, match="sump_mode"):
+            options(sump_mode="all")
 
 
 def test_precision_mode_set_through_b_warns_then_fails_like_the_adapter():

@@ -88,25 +88,29 @@ def test_extension_and_fresh_build_compute_the_same(graph):
         fresh.close()
 
 
-def test_summary_line_is_logged_once_per_build_or_extension(graph, caplog):
-    tf_logger = logging.getLogger("tensorflow")
-    level = tf_logger.level
-    tf_logger.setLevel(logging.INFO)
+def test_summary_line_is_shown_once_per_graph_and_extensions_are_debug(graph):
+    records = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = records.append
+    logger = logging.getLogger("npu_bridge")
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.DEBUG)
     try:
         x = tf.compat.v1.placeholder(tf.float32, [1, 2], name="x")
         y = tf.matmul(x, tf.constant([[1.0], [2.0]]), name="y")
-        with caplog.at_level(logging.INFO, logger="tensorflow"), \
-                tf.compat.v1.Session(config=npu_config()) as sess:
+        with tf.compat.v1.Session(config=npu_config()) as sess:
             for _ in range(3):
                 sess.run(y, {x: [[1.0, 1.0]]})
             sess.run(tf.nn.relu(y), {x: [[1.0, 1.0]]})
             summary = last_report(sess).summary()
     finally:
-        tf_logger.setLevel(level)
-    lines = [r.getMessage() for r in caplog.records if "emulated NPU graph" in r.getMessage()]
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    lines = [(r.levelno, r.getMessage()) for r in records if "emulated NPU graph" in r.getMessage()]
     assert len(lines) == 2
-    assert lines[0].startswith(summary.split(":")[0]) and "built" in lines[0]
-    assert lines[1].startswith(summary) and "extended" in lines[1]
+    assert lines[0][0] == logging.INFO and lines[0][1].startswith(summary.split(":")[0]) and "built" in lines[0][1]
+    assert lines[1][0] == logging.DEBUG and lines[1][1].startswith(summary) and "extended" in lines[1][1]
 
 
 def test_variables_as_fetches_use_the_plan_cache(graph):

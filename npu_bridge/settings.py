@@ -1,0 +1,49 @@
+"""What the environment asks of the emulation, applied when it is activated (npu_bridge.activate).
+
+- NPU_BRIDGE_STRICT=1: configuration warnings are errors (core.options.config_warning reads it at each warning).
+- `-W` / PYTHONWARNINGS entries naming npu_bridge.NpuConfigWarning: CPython resolves those categories before
+  site-packages is importable, so it drops them with "Invalid -W option ignored"; they are applied here instead,
+  which makes `PYTHONWARNINGS=error::npu_bridge.NpuConfigWarning` work as users expect.
+
+This module imports only the standard library: the launcher reads the names below before TensorFlow loads.
+"""
+import sys
+import warnings
+
+from npu_bridge.core.errors import STRICT_ENV, NpuConfigWarning
+
+WARNING_CATEGORY_NAMES = ("npu_bridge.NpuConfigWarning", "npu_bridge.core.errors.NpuConfigWarning")
+
+__all__ = ["STRICT_ENV", "apply_environment"]
+
+_applied = False
+
+
+def apply_environment():
+    """Apply the environment's requests once per process."""
+    global _applied
+    if _applied:
+        return
+    _applied = True
+    apply_warning_options(sys.warnoptions)
+
+
+def apply_warning_options(options):
+    """Install the filters of `-W action:message:category:module:lineno` entries whose category is ours."""
+    for option in options:
+        parts = [part.strip() for part in option.split(":")]
+        if len(parts) < 3 or parts[2] not in WARNING_CATEGORY_NAMES:
+            continue
+        action, message, _, module, lineno = (parts + ["", ""])[:5]
+        action = _action(action)
+        if action is None or (lineno and not lineno.isdigit()):
+            continue
+        warnings.filterwarnings(action, message, NpuConfigWarning, module, int(lineno or 0))
+
+
+def _action(text):
+    """The warnings action a -W entry names, abbreviations included (as Python reads them); None if none."""
+    if text in ("", "all"):
+        return "always" if text else "default"
+    return next((name for name in ("default", "always", "ignore", "module", "once", "error")
+                 if name.startswith(text)), None)
