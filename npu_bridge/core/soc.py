@@ -102,3 +102,20 @@ def selected_soc(soc_config=None):
         except NpuConfigError as err:
             raise NpuConfigError(f"environment variable {SOC_ENV_VAR}: {err}") from None
     return DEFAULT_SOC
+
+
+# npu_plugin.set_device_sat_mode switches the whole device: None keeps each soc's own default.
+_device_saturation = None
+
+
+def set_device_saturation(saturation):
+    """Saturation (True) or INF/NaN (False) overflow for every session from now on; None: each soc's default."""
+    global _device_saturation
+    _device_saturation = saturation
+
+
+def saturates(soc):
+    """Does a float16 overflow give +-65504 (saturation mode) on this soc, given set_device_sat_mode?"""
+    if _device_saturation is not None:
+        return _device_saturation
+    return soc_info(soc).saturation_mode

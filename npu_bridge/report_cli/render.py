@@ -6,6 +6,7 @@ came from) and the two GraphDefs (producers of an op, the Casts it caused); noth
 import tensorflow as tf
 
 from npu_bridge.core.options import PrecisionMode
+from npu_bridge.core.precision.saturation import clamped_source
 from npu_bridge.core.tf_to_ir import is_cube
 
 COLUMNS = ("op", "TF type", "IR type", "list", "decision", "casts", "reason")
@@ -97,7 +98,7 @@ def print_explanation(name, options, lists, result, graph_def, out, other=None):
     added = {n.name: n for n in result.graph_def.node if n.name in record.casts}
     for cast in record.casts:
         attrs = added[cast].attr
-        fields.append(("cast", f"{cast}: reads {added[cast].input[0]}, {_dtype(attrs['SrcT'])} -> "
+        fields.append(("cast", f"{cast}: reads {clamped_source(added[cast].input[0])}, {_dtype(attrs['SrcT'])} -> "
                                f"{_dtype(attrs['DstT'])}"))
     if not record.casts:
         fields.append(("cast", "none"))

@@ -13,6 +13,7 @@ from tensorflow.python.ops import session_ops
 from tensorflow.python.util import nest
 
 from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.runtime import user_errors
 
 ITERATIONS_ATTR = "_npu_iterations_per_loop"
 _LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.IndexedSlices)
@@ -256,10 +257,12 @@ def _feed_targets(program, tensor):
 
 
 def _added_by_pass(op):
+    """A Cast the pass added, or its saturation-mode clamp of a float16 output (both pass a value on)."""
     try:
-        return op.type == "Cast" and op.get_attr(PASS_MARKER) == b"cast"
+        marker = op.get_attr(PASS_MARKER)
     except ValueError:
         return False
+    return (op.type, marker) in (("Cast", b"cast"), ("ClipByValue", b"saturation"))
 
 
 def _moved_readers(program, tensor, reached):
@@ -309,7 +312,7 @@ def _derived_by_casts(source, tensor):
 
 
 def _reads_through_casts(inner, reached):
-    while inner.name not in reached and inner.op.type == "Cast":
+    while inner.name not in reached and (inner.op.type == "Cast" or _added_by_pass(inner.op)):
         inner = inner.op.inputs[0]
     return inner.name in reached
 
@@ -324,6 +327,7 @@ def _inner_readers(tensor):
 
 
 def _unplaceable_feed(tensor, reader, inner, moved):
+    inner = user_errors.user_name(inner)
     if moved:
         how = f"wired the readers of '{tensor.name}' to '{inner}' (the same values), which op '{reader}' reads too"
     else:

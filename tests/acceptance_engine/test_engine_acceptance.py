@@ -310,7 +310,7 @@ def test_report_json_is_self_contained_and_the_summary_counts_match():
     assert data["n_casts"] == sum(len(r["casts"]) for r in data["records"]) == result.report.n_casts
     assert data["n_reduced"] == sum(r["decision"] == "float16" for r in data["records"])
     assert result.report.summary() == (f"NpuOptimizer mixed_float16: {data['n_reduced']}/{len(result.report.records)}"
-                                       f" ops reduced to float16, {data['n_casts']} casts")
+                                       f" ops reduced to float16, {data['n_casts']} casts, INF/NaN mode")
 
 
 def test_fetched_reduced_tensors_round_like_the_npu():

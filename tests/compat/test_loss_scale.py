@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
 
+from npu_bridge.core import soc
 from npu_bridge.core.errors import NpuConfigWarning
 from npu_bridge.estimator.npu import npu_plugin
 from npu_bridge.estimator.npu.npu_loss_scale_manager import (
@@ -163,7 +164,7 @@ def sat_mode():
     def set_mode(mode):
         npu_plugin.set_device_sat_mode(mode)
     yield set_mode
-    npu_plugin._device_sat_mode = None
+    soc.set_device_saturation(None)
 
 
 def test_saturation_mode_applies_a_large_float32_gradient(sat_mode):

@@ -243,7 +243,7 @@ def test_allow_fp32_to_fp16_reduces_cube_ops_and_keeps_vector_ops():
     # MaxPool's float16 CPU kernel is slow: it computes in float32 between casts (input rounded through float16:
     # Cast pair; output rounded: one Cast), two casts more than a float16 kernel would need.
     assert pool.emulated and "float32 kernel for MaxPool is far faster" in pool.reason
-    assert result.report.summary() == "NpuOptimizer allow_fp32_to_fp16: 2/9 ops reduced to float16, 9 casts"
+    assert result.report.summary() == "NpuOptimizer allow_fp32_to_fp16: 2/9 ops reduced to float16, 9 casts, INF/NaN mode"
 
 
 def test_keep_dtype_attribute_keeps_the_op():
@@ -322,7 +322,7 @@ def test_keep_origin_changes_nothing():
     result = rewrite(graph_def, mode("origin"))
     assert result.graph_def == graph_def and result.tensor_map == {}
     assert "every dtype stays as written" in _record(result, "mm").reason
-    assert result.report.summary() == "NpuOptimizer origin: 0/4 ops reduced to float16, 0 casts"
+    assert result.report.summary() == "NpuOptimizer origin: 0/4 ops reduced to float16, 0 casts, INF/NaN mode"
 
 
 # ---- bfloat16 modes (910B) ---------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ def test_summary_is_logged_once_per_rewrite():
         logger.setLevel(level)
     assert [m for m in handler.messages if m.startswith("NpuOptimizer")] == [result.report.summary()]
     # Relu computes in float32 between casts (slow float16 CPU kernel): it reads mm widened and is rounded: +2 casts.
-    assert result.report.summary() == "NpuOptimizer mixed_float16: 4/12 ops reduced to float16, 9 casts"
+    assert result.report.summary() == "NpuOptimizer mixed_float16: 4/12 ops reduced to float16, 9 casts, INF/NaN mode"
 
 
 def test_records_cover_every_op_and_attribute_every_cast_once():

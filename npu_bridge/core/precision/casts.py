@@ -237,7 +237,7 @@ class CastBuilder:
         if (const.name, dtype) in self._checked:
             return
         self._checked.add((const.name, dtype))
-        problem = constant_range_problem(const.node_def, dtype)
+        problem = constant_range_problem(const.node_def, dtype, self.ctx.saturation)
         if problem is None:
             return
         self.notes.setdefault(reader, []).append(f"reads constant '{const.name}' ({problem})")
@@ -267,9 +267,10 @@ def _rounded_inputs_dtype(node, plan, sig):
 _MAX_CHECKED_ELEMENTS = 64      # epsilons, scales and mask values; not weight tensors of frozen graphs
 
 
-def constant_range_problem(node_def, dtype):
+def constant_range_problem(node_def, dtype, saturation=False):
     """'1e-08 is 0 in float16' / '-1e+09 is -inf in float16' for a float32 Const of at most 64 elements whose
-    nonzero values round to 0 or whose finite values overflow in `dtype`; None otherwise."""
+    nonzero values round to 0 or whose finite values overflow in `dtype`; None otherwise. In saturation mode a
+    float16 overflow is +-65504 instead: '-1e+09 is -65504 in float16 (saturation mode)'."""
     proto = node_def.attr["value"].tensor
     count = 1
     for dim in proto.tensor_shape.dim:
@@ -283,6 +284,9 @@ def constant_range_problem(node_def, dtype):
     if lost.size == 0:
         return None
     value = float(lost[0])
-    becomes = "0" if abs(value) < 1 else ("inf" if value > 0 else "-inf")
-    return f"{value:g} is {becomes} in {dtype_name(dtype)}"
+    if abs(value) < 1:
+        return f"{value:g} is 0 in {dtype_name(dtype)}"
+    if saturation and dtype == DT_HALF:
+        return f"{value:g} is {'' if value > 0 else '-'}65504 in float16 (saturation mode)"
+    return f"{value:g} is {'inf' if value > 0 else '-inf'} in {dtype_name(dtype)}"
 

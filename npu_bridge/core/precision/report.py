@@ -49,9 +49,14 @@ class Report:
     `n_ops` and `n_reduced` are counted by the pass so that summary() never calls it.
     `warnings`: sentences about values the reduced dtype destroys (a constant that rounds to 0 or overflows where
     an op reads it reduced), logged with the summary; the ops involved say it in their reason too.
+    `overflow_mode`: "saturation" (a float16 overflow gives +-65504 and raises the overflow status, as on the
+    first-generation 910) or "inf_nan" (IEEE inf, 910B and later); `n_clamped`: float16 outputs clamped for it.
     """
 
-    def __init__(self, mode_name, soc, reduced_dtype, rows, n_ops, n_reduced, n_casts, warnings=()):
+    def __init__(self, mode_name, soc, reduced_dtype, rows, n_ops, n_reduced, n_casts, warnings=(),
+                 overflow_mode="inf_nan", n_clamped=0):
+        self.overflow_mode = overflow_mode
+        self.n_clamped = n_clamped
         self.mode_name = mode_name
         self.soc = soc
         self.reduced_dtype = reduced_dtype
@@ -113,8 +118,9 @@ class Report:
         return "\n".join(lines)
 
     def summary(self):
+        overflow = "saturation mode" if self.overflow_mode == "saturation" else "INF/NaN mode"
         return (f"NpuOptimizer {self.mode_name}: {self.n_reduced}/{self.n_ops} ops reduced to "
-                f"{self.reduced_dtype}, {self.n_casts} casts")
+                f"{self.reduced_dtype}, {self.n_casts} casts, {overflow}")
 
     def table(self, everything=False):
         """One line per op with float work (every op if `everything`): name, types, list, decision, reason."""
@@ -128,6 +134,7 @@ class Report:
     def to_json(self):
         return json.dumps({
             "mode": self.mode_name, "soc": self.soc, "reduced_dtype": self.reduced_dtype,
+            "overflow_mode": self.overflow_mode, "n_clamped": self.n_clamped,
             "n_ops": self.n_ops, "n_reduced": self.n_reduced, "n_casts": self.n_casts,
             "warnings": list(self.warnings), "records": [asdict(r) for r in self.records],
         }, indent=1)

@@ -16,9 +16,11 @@ from npu_bridge.core.precision.casts import CastBuilder, CastPlanError
 from npu_bridge.core.precision.decide import Decider, GraphStructureError
 from npu_bridge.core.precision.report import Report, RewriteResult
 from npu_bridge.core.precision.rules import FOLLOWED, OpFacts, RuleViolation
+from npu_bridge.core.precision.saturation import saturate
 from npu_bridge.core.precision.typeattrs import (
     DTYPES_BY_NAME, FLOAT_DTYPES, MalformedNodeError, OpTable, UnknownOpError,
 )
+from npu_bridge.core.soc import saturates
 
 
 # Shape and ShapeN of a tensor whose shape is static (the NPU compiles static shapes unless told otherwise) are
@@ -30,7 +32,7 @@ _FOLDED_SHAPES = frozenset({"Shape", "ShapeN"})
 class PassContext:
     """Everything the pass knows about one graph and one configuration, with per-op-type caches."""
 
-    def __init__(self, graph_def, options, lists, customize):
+    def __init__(self, graph_def, options, lists, customize, saturation=False):
         from npu_bridge.core import tf_to_ir
 
         self._tf_to_ir = tf_to_ir
@@ -43,6 +45,7 @@ class PassContext:
         self.reduced = DTYPES_BY_NAME[options.reduced_dtype]
         # mix_compile_mode: ops in without_npu_compile_scope stay in TensorFlow on the host.
         self.host_ops = bool(options.raw.get("mix_compile_mode"))
+        self.saturation = saturation     # a float16 overflow gives +-65504 (saturation.py), not inf
         self.current = None
         self._facts = {}
         self._facts_by_op = {}
@@ -125,7 +128,7 @@ class PassContext:
         return self.customize.rule_for(node.name, _customizable(node.op, facts.ir_candidates))
 
 
-def rewrite(graph_def, options, *, lists=None, customize=None, log=True):
+def rewrite(graph_def, options, *, lists=None, customize=None, log=True, saturation=None):
     """Apply the NPU precision rules of `options` to a copy of `graph_def`; see docs/DESIGN.md core.precision.
 
     `lists` and `customize` (the parsed modify_mixlist lists and customize_dtypes file) are read from the files
@@ -134,6 +137,9 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True):
 
     `log=False` leaves the one-line summary to the caller (the runtime adds how the graph was built; the CLI
     prints it itself), so each rewrite is logged exactly once.
+
+    `saturation`: float16 overflow gives +-65504 (True) or inf (False); None: the device's mode, i.e. the soc's
+    default unless npu_plugin.set_device_sat_mode chose one (saturation.py).
     """
     if lists is None:
         from npu_bridge.core.mixlist import build_precision_lists
@@ -145,6 +151,8 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True):
         from npu_bridge.core.customize_dtypes import load_customize_dtypes
 
         customize = load_customize_dtypes(options.customize_dtypes, lists.library)
+    if saturation is None:
+        saturation = saturates(options.soc)
     work = graph_pb2.GraphDef()
     work.CopyFrom(graph_def)
     ctx = None
@@ -153,12 +161,13 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True):
     collecting = gc.isenabled()
     gc.disable()
     try:
-        ctx = PassContext(work, options, lists, customize)
+        ctx = PassContext(work, options, lists, customize, saturation)
         decider = Decider(ctx)
         plans = decider.run()
         builder = CastBuilder(ctx, plans, decider.signatures, decider.changed)
         tensor_map = builder.apply()
-        report = _report(options, builder, plans, decider.facts)
+        n_clamped = saturate(ctx.graph, builder, tensor_map, decider.folded) if saturation else 0
+        report = _report(options, builder, plans, decider.facts, saturation, n_clamped)
     except GraphStructureError as error:
         raise PrecisionPassError(error.node, "graph structure", str(error)) from None
     except CastPlanError as error:
@@ -203,7 +212,7 @@ def _plain_ir_type(op_type):
     return tf_to_ir.ir_candidates(op_type)[0]
 
 
-def _report(options, builder, plans, facts):
+def _report(options, builder, plans, facts, saturation, n_clamped):
     """The Report, with its per-op rows left to build until someone reads them.
 
     The row builder keeps the plans and each node's name and type, not the graph model, so a Report kept by
@@ -230,4 +239,5 @@ def _report(options, builder, plans, facts):
         return found_rows, followed
 
     return Report(options.mode_name, options.soc, reduced, rows, len(nodes), n_reduced, len(builder.created),
-                  tuple(builder.warnings))
+                  tuple(builder.warnings), overflow_mode="saturation" if saturation else "inf_nan",
+                  n_clamped=n_clamped)

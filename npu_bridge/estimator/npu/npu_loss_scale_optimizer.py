@@ -5,13 +5,17 @@ apply_gradients checks the gradients for overflow and applies them inside a tf.c
 so an overflowing step changes no weight, no slot and (when apply_gradients increments it) no global step; the
 manager's update runs on every step.
 
-What counts as overflow: a non-finite gradient, in both of the device's modes (npu_plugin). In INF/NaN mode (910B
-and later, or set_device_sat_mode(1)) the NPU checks exactly that. In saturation mode (first-generation Ascend910,
-the default soc, or set_device_sat_mode(0)) it clamps an overflowing float16 result to +-65504 and flags the
-overflow in a status register; the emulator's float16 ops overflow to Inf instead, which reaches the gradients
-at the same steps. A large gradient computed in float32 overflows nothing, on the NPU or here.
+What counts as overflow: a non-finite gradient, or the device's overflow status. In INF/NaN mode (910B and later,
+or set_device_sat_mode(1)) a float16 overflow is inf, which reaches the gradients. In saturation mode
+(first-generation Ascend910, the default soc, or set_device_sat_mode(0)) it is clamped to +-65504 and raised in a
+status register: `_float_status` is the emulation's reading of it, an Identity the precision pass wires to the
+overflow flags of the float16 results the gradients depend on (core/precision/saturation.py; False when run
+without the emulation). A large gradient computed in float32 overflows nothing, on the NPU or here.
 """
 import tensorflow.compat.v1 as tf
+from tensorflow.core.framework import attr_value_pb2
+
+from npu_bridge.core.precision.saturation import STATUS_ATTR
 
 from npu_bridge.hccl.rank import check_single_rank
 
@@ -26,6 +30,14 @@ def _scale_grad(grad, factor):
     if isinstance(grad, tf.IndexedSlices):
         return tf.IndexedSlices(grad.values * tf.cast(factor, grad.values.dtype), grad.indices, grad.dense_shape)
     return grad * tf.cast(factor, grad.dtype)
+
+
+def _float_status(grads):
+    """The device's overflow status after computing `grads` (NPUGetFloatStatus): see the module docstring."""
+    with tf.control_dependencies([_values(grad) for grad in grads]):
+        status = tf.identity(tf.constant(False), name="npu_float_status")
+    status.op._set_attr(STATUS_ATTR, attr_value_pb2.AttrValue(b=True))
+    return status
 
 
 class NPULossScaleOptimizer(tf.train.Optimizer):
@@ -64,7 +76,8 @@ class NPULossScaleOptimizer(tf.train.Optimizer):
         checks = [tf.reduce_all(tf.is_finite(_values(grad))) for grad in grads]
         if not checks:
             return tf.constant(True)
-        return tf.reduce_all(tf.stack(checks), name="overflow_status_reduce_all")
+        finite = tf.reduce_all(tf.stack(checks), name="overflow_status_reduce_all")
+        return tf.logical_and(finite, tf.logical_not(_float_status(grads)), name="overflow_status_all_finite")
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         grads_and_vars = list(grads_and_vars)

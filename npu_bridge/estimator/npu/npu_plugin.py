@@ -2,25 +2,22 @@
 
 `set_device_sat_mode` chooses how the NPU reports floating-point overflow: 0 = saturation mode (fp16 results
 clamp to +-65504 and a status register flags the overflow; the default on first-generation Ascend910), 1 =
-INF/NaN mode (IEEE behaviour; the default on 910B and later). On the emulator it decides how loss-scale
-optimizers built afterwards detect overflow (see npu_loss_scale_optimizer).
+INF/NaN mode (IEEE behaviour; the default on 910B and later). As on the device it switches every session: the
+precision pass clamps float16 results (core/precision/saturation.py) and feeds loss scaling's overflow status.
 """
 import tensorflow.compat.v1 as tf
 
+from npu_bridge.core import soc as _soc
 from npu_bridge.core.errors import NpuConfigError
 
 SATURATION_MODE = 0
 INF_NAN_MODE = 1
 
-_device_sat_mode = None
-
-
 def set_device_sat_mode(mode):
-    """Select saturation (0) or INF/NaN (1) overflow mode for loss-scale optimizers built after this call."""
-    global _device_sat_mode
+    """Select saturation (0) or INF/NaN (1) overflow mode for the whole device (graphs rewritten after the call)."""
     if mode not in (SATURATION_MODE, INF_NAN_MODE):
         raise NpuConfigError(f"set_device_sat_mode: mode {mode!r} is invalid, it should be 0 (saturation) or 1 (INF/NaN)")
-    _device_sat_mode = mode
+    _soc.set_device_saturation(mode == SATURATION_MODE)
     tf.logging.info("npu_bridge: overflow mode set to %s by set_device_sat_mode(%d)",
                     "saturation" if mode == SATURATION_MODE else "INF/NaN", mode)
 
@@ -45,11 +42,7 @@ def current_soc():
 
 def is_inf_nan_enabled():
     """True when overflow shows as Inf/NaN (set_device_sat_mode(1), or a 910B-or-later soc without an override)."""
-    if _device_sat_mode is not None:
-        return _device_sat_mode == INF_NAN_MODE
-    from npu_bridge.core.soc import soc_info
-
-    return not soc_info(current_soc()).saturation_mode
+    return not _soc.saturates(current_soc())
 
 
 def npu_close():

@@ -1,0 +1,242 @@
+"""Saturation mode: what a float16 overflow produces on the first-generation Ascend910.
+
+In saturation mode (the default on ascend910 and the 310 family, or after npu_plugin.set_device_sat_mode(0)) an
+AI core result beyond the float16 range becomes +-65504 and the overflow is recorded in a status register, which
+NPULossScaleOptimizer reads to skip the step. In INF/NaN mode (910B and later) the result is IEEE +-inf.
+
+The emulation keeps every rounding point where the pass put it (the float16 outputs of retyped ops and the Casts
+to float16) and clamps each of those outputs once, right where it is produced: a ClipByValue to [-65504, 65504]
+that every reader of the output reads instead. Values inside the range pass unchanged, so results differ from
+INF/NaN mode only where an overflow happened. NaN (0/0, inf-inf of the user's own inputs) stays NaN.
+
+The status register: NPULossScaleOptimizer builds an Identity of a False constant that carries STATUS_ATTR and
+depends on the gradients. Here its input becomes "did any clamped output upstream of it overflow in this run",
+computed from each clamp's input and output. Outputs inside v1 while-loop bodies and cond branches are clamped
+but not counted (their flags could not leave the frame, or could be dead tensors); their overflow still shows
+as a gradient at 65504 scaled by the loss scale, and in INF/NaN mode as a non-finite gradient.
+"""
+import numpy as np
+from tensorflow.core.framework import attr_value_pb2, types_pb2
+from tensorflow.python.framework import tensor_util
+
+from npu_bridge.core.graph import Tensor, encode_attrs
+from npu_bridge.core.precision.decide import MARKER, REF_VARIABLE_OPS, SOURCE_OPS
+from npu_bridge.core.precision.report import TensorRef
+from npu_bridge.core.precision.rules import EXACT_ON_ROUNDED
+from npu_bridge.core.precision.typeattrs import DT_HALF
+
+FLOAT16_MAX = 65504.0
+STATUS_ATTR = "_npu_float_status"
+SUFFIX = "-SatFp16-NpuBridge"
+
+# Outputs that cannot leave the float16 range when their inputs are in it: data movement, selection, sign and
+# v1 control flow (which only forwards). A user's float16 Placeholder or variable holds what was given to it.
+_NEVER_OVERFLOW = EXACT_ON_ROUNDED | SOURCE_OPS | REF_VARIABLE_OPS | frozenset({
+    "ReadVariableOp", "Enter", "RefEnter", "Exit", "RefExit", "Merge", "RefMerge", "Switch", "RefSwitch",
+    "NextIteration", "RefNextIteration", "IdentityN", "StopGradient", "PreventGradient", "ZerosLike", "OnesLike",
+    "Fill", "Sign", "Floor", "Ceil", "Round", "Rint", "Sigmoid", "Tanh", "Cos", "Sin", "Erf", "Softmax",
+})
+_LOOP_OR_BRANCH_ENTRIES = frozenset({"Enter", "RefEnter", "Switch", "RefSwitch"})
+_LOOP_OR_BRANCH_EXITS = frozenset({"Exit", "RefExit", "Merge", "RefMerge"})
+
+
+def _const_attrs(value, dtype=types_pb2.DT_HALF, np_dtype=np.float16):
+    return encode_attrs({"dtype": attr_value_pb2.AttrValue(type=dtype),
+                         "value": attr_value_pb2.AttrValue(tensor=tensor_util.make_tensor_proto(
+                             np.asarray(value, np_dtype))),
+                         MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+
+
+_MARK = encode_attrs({MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+_HALF = encode_attrs({"T": attr_value_pb2.AttrValue(type=DT_HALF), MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+
+
+def clamped_source(name):
+    """The tensor a clamp node named `name` reads ("mm-0-SatFp16-NpuBridge" -> "mm"), or `name` itself."""
+    if not name.endswith(SUFFIX):
+        return name
+    node, _, port = name[:-len(SUFFIX)].rpartition("-")
+    return node if port == "0" else f"{node}:{port}"
+
+
+def float16_outputs(builder):
+    """Tensors of the rewritten graph that a computation leaves in float16: retyped or user float16 ops' outputs
+    and the Casts to float16 the pass added."""
+    found = []
+    for node in builder.originals:
+        if node.op in _NEVER_OVERFLOW:
+            continue
+        if _already_clamped(builder.graph, node):
+            continue
+        sig = builder.signatures[node.name]
+        changes = builder.plans[node.name].changes
+        for index, port in enumerate(sig.outputs):
+            dtype = changes.get(port.slot, port.dtype) if port.slot is not None else port.dtype
+            if dtype == DT_HALF and not port.is_ref:
+                found.append(Tensor(node.name, index))
+    for name in builder.created:
+        if builder.pending[name][2] == DT_HALF:
+            found.append(Tensor(name, 0))
+    return found
+
+
+def _already_clamped(graph, node):
+    """A node of a graph this pass rewrote before: its float16 outputs are read through clamps already."""
+    if MARKER in node.node_def.attr and node.node_def.attr[MARKER].s == b"saturation":
+        return True
+    return any(consumer.name.endswith(SUFFIX) for consumer, _ in graph.consumers(Tensor(node.name, 0)))
+
+
+def saturate(graph, builder, tensor_map, folded=frozenset()):
+    """Clamp every float16 result of `graph` (the pass's working Graph) and fill in loss scaling's status flags.
+
+    tensor_map (user tensor name -> TensorRef) is updated in place so fetches and feeds of a user tensor reach
+    the clamped value. `folded`: nodes the graph engine computes on the host before the run (constant folding):
+    a Cast of one to float16 is clamped, as the engine's float16 conversion saturates, but raises no device status.
+    Returns the number of clamped outputs.
+    """
+    outputs = float16_outputs(builder)
+    if not outputs:
+        return 0
+    in_frames = any(node.op in ("Enter", "RefEnter") for node in graph.order)
+    shared = None
+    new_nodes, clamped = [], {}
+    for tensor in outputs:
+        producer = graph.nodes[tensor.node]
+        device = producer.device
+        if in_frames or shared is None:
+            # A constant read inside a while loop must live in the loop's frame: give it a control input from
+            # the producer. Outside loops one pair serves the whole graph.
+            low = graph.reserve_name(f"{tensor.node}-{tensor.port}-SatMin-NpuBridge" if in_frames else
+                                     "SatFp16Min-NpuBridge")
+            high = graph.reserve_name(low.replace("SatMin", "SatMax").replace("SatFp16Min", "SatFp16Max"))
+            control = (f"^{tensor.node}",) if in_frames else ()
+            new_nodes.append((low, "Const", control, device, _const_attrs(-FLOAT16_MAX)))
+            new_nodes.append((high, "Const", control, device, _const_attrs(FLOAT16_MAX)))
+            shared = (Tensor(low, 0), Tensor(high, 0))
+        name = graph.reserve_name(f"{tensor.node}-{tensor.port}{SUFFIX}")
+        clamped[tensor] = Tensor(name, 0)
+        new_nodes.append((name, "ClipByValue", (tensor, *shared), device, _HALF))
+    for tensor, clamp in clamped.items():
+        for consumer, index in list(graph.consumers(tensor)):
+            graph.set_input(consumer, index, clamp)
+    graph.add_nodes(_with_controls(new_nodes))
+    _repoint(tensor_map, clamped, builder)
+    _fill_status(graph, {t: c for t, c in clamped.items() if not _host_folded(graph, t, folded)})
+    return len(clamped)
+
+
+def _host_folded(graph, tensor, folded):
+    node = graph.nodes[tensor.node]
+    if node.op != "Cast" or not node.inputs:
+        return False
+    source = graph.nodes.get(node.inputs[0].node)
+    return source is not None and (source.op in ("Const", "HostConst") or source.name in folded)
+
+
+def _with_controls(new_nodes):
+    """add_nodes takes Tensors; a control input is spelled as a Tensor whose name starts with '^'."""
+    for name, op, inputs, device, attrs in new_nodes:
+        yield name, op, tuple(Tensor(i, 0) if isinstance(i, str) else i for i in inputs), device, attrs
+
+
+def _repoint(tensor_map, clamped, builder):
+    by_location = {t.name: c for t, c in clamped.items()}
+    for user, ref in list(tensor_map.items()):
+        clamp = by_location.get(ref.name)
+        if clamp is not None:
+            tensor_map[user] = TensorRef(clamp.name, ref.dtype)
+    originals = {node.name for node in builder.originals}
+    for tensor, clamp in clamped.items():
+        if tensor.node in originals and tensor.name not in tensor_map:
+            tensor_map[tensor.name] = TensorRef(clamp.name, "float16")
+
+
+def _status_nodes(graph):
+    return [node for node in graph.order if node.op == "Identity" and STATUS_ATTR in node.node_def.attr]
+
+
+def _inside_frames(graph):
+    """Nodes of v1 while-loop bodies and cond branches: reachable from an Enter or Switch before an Exit/Merge."""
+    readers = {}
+    for node in graph.order:
+        for source in node.inputs:
+            readers.setdefault(source.node, []).append(node)
+    inside, stack = set(), [node for node in graph.order if node.op in _LOOP_OR_BRANCH_ENTRIES]
+    while stack:
+        for reader in readers.get(stack.pop().name, ()):
+            if reader.name not in inside and reader.op not in _LOOP_OR_BRANCH_EXITS:
+                inside.add(reader.name)
+                stack.append(reader)
+    return inside
+
+
+def _fill_status(graph, clamped):
+    statuses = _status_nodes(graph)
+    if not statuses:
+        return
+    inside = _inside_frames(graph) if any(n.op in _LOOP_OR_BRANCH_ENTRIES for n in graph.order) else set()
+    by_clamp = {c.node: (t, c) for t, c in clamped.items()}
+    flag_of = {}
+    new_nodes = []
+    shape = graph.reserve_name("SatFp16Flat-NpuBridge")
+    axis = graph.reserve_name("SatFp16Axis-NpuBridge")
+    new_nodes.append((shape, "Const", (), "", _const_attrs([-1], types_pb2.DT_INT32, np.int32)))
+    new_nodes.append((axis, "Const", (), "", _const_attrs([0], types_pb2.DT_INT32, np.int32)))
+    for status in statuses:
+        flags = []
+        for name in _ancestors(graph, status):
+            pair = by_clamp.get(name)
+            if pair is None or pair[0].node in inside:
+                continue
+            if name not in flag_of:
+                flag_of[name] = _flag_nodes(graph, pair, Tensor(shape, 0), Tensor(axis, 0), new_nodes)
+            flags.append(flag_of[name])
+        if not flags:
+            continue
+        packed = graph.reserve_name(f"{status.name}-Flags-NpuBridge")
+        any_flag = graph.reserve_name(f"{status.name}-Overflow-NpuBridge")
+        new_nodes.append((packed, "Pack", tuple(flags), "", encode_attrs({
+            "T": attr_value_pb2.AttrValue(type=types_pb2.DT_BOOL), "N": attr_value_pb2.AttrValue(i=len(flags)),
+            "axis": attr_value_pb2.AttrValue(i=0), MARKER: attr_value_pb2.AttrValue(s=b"saturation")})))
+        new_nodes.append((any_flag, "Any", (Tensor(packed, 0), Tensor(axis, 0)), "", _ANY))
+        graph.set_input(status, 0, Tensor(any_flag, 0))
+    graph.add_nodes(new_nodes)
+
+
+_ANY = encode_attrs({"Tidx": attr_value_pb2.AttrValue(type=types_pb2.DT_INT32),
+                     "keep_dims": attr_value_pb2.AttrValue(b=False), MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+_NOT_EQUAL = encode_attrs({"T": attr_value_pb2.AttrValue(type=DT_HALF),
+                           "incompatible_shape_error": attr_value_pb2.AttrValue(b=True),
+                           MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+_RESHAPE = encode_attrs({"T": attr_value_pb2.AttrValue(type=types_pb2.DT_BOOL),
+                         "Tshape": attr_value_pb2.AttrValue(type=types_pb2.DT_INT32),
+                         MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+
+
+def _flag_nodes(graph, pair, shape, axis, new_nodes):
+    """Any(raw != clamped): true when the output overflowed (a NaN counts too, as on the NPU's status register)."""
+    raw, clamp = pair
+    differs = graph.reserve_name(f"{clamp.node}-Differs")
+    flat = graph.reserve_name(f"{clamp.node}-Flat")
+    flag = graph.reserve_name(f"{clamp.node}-Flag")
+    new_nodes.append((differs, "NotEqual", (raw, clamp), "", _NOT_EQUAL))
+    new_nodes.append((flat, "Reshape", (Tensor(differs, 0), shape), "", _RESHAPE))
+    new_nodes.append((flag, "Any", (Tensor(flat, 0), axis), "", _ANY))
+    return Tensor(flag, 0)
+
+
+def _ancestors(graph, node):
+    """Names of every node `node` depends on through data and control inputs."""
+    seen, stack = set(), [node]
+    while stack:
+        current = stack.pop()
+        for source in current.inputs:
+            if source.node not in seen and source.node in graph.nodes:
+                seen.add(source.node)
+                stack.append(graph.nodes[source.node])
+        for name in current.control_inputs:
+            if name not in seen and name in graph.nodes:
+                seen.add(name)
+                stack.append(graph.nodes[name])
+    return seen

@@ -1,0 +1,136 @@
+"""Saturation mode (ascend910 default): a float16 overflow is +-65504 and raises loss scaling's overflow status;
+INF/NaN mode (ascend910b default, or set_device_sat_mode(1)) gives inf."""
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from npu_bridge.core import soc
+from npu_bridge.core.options import options_from_config
+from npu_bridge.core.precision import rewrite
+from npu_bridge.estimator.npu import npu_plugin
+from npu_bridge.estimator.npu.npu_loss_scale_manager import FixedLossScaleManager
+from npu_bridge.estimator.npu.npu_loss_scale_optimizer import NPULossScaleOptimizer
+from npu_bridge.runtime import last_report
+
+from .conftest import npu_config
+
+v1 = tf.compat.v1
+
+
+@pytest.fixture(autouse=True)
+def device_default():
+    yield
+    soc.set_device_saturation(None)
+
+
+def _overflowing_product(graph):
+    x = v1.placeholder(tf.float32, [2, 2], name="x")
+    product = tf.matmul(x, tf.fill([2, 2], 300.0), name="mm")      # 2 * 300 * 300 = 180000 > 65504
+    return x, product, tf.math.divide(product, 65536.0, name="scaled")
+
+
+@pytest.mark.parametrize("soc_name, expected", [("ascend910", 65504.0), ("ascend910b", np.inf)])
+def test_float16_overflow_saturates_on_the_910_and_is_inf_on_the_910b(graph, soc_name, expected):
+    x, product, scaled = _overflowing_product(graph)
+    with v1.Session(config=npu_config(soc_config=soc_name)) as sess:
+        got, divided = sess.run([product, scaled], {x: np.full((2, 2), 300.0)})
+        summary = last_report(sess).summary()
+    np.testing.assert_array_equal(got, np.full((2, 2), expected, np.float32))
+    mode = "saturation mode" if expected == 65504.0 else "INF/NaN mode"
+    assert summary.endswith(mode)
+    if expected == 65504.0:
+        # 65536 is beyond float16 too: the divisor saturates like the product, and the quotient stays finite
+        np.testing.assert_allclose(divided, 1.0, rtol=1e-3)
+    else:
+        assert np.isnan(divided).all()
+
+
+def test_set_device_sat_mode_switches_the_whole_device(graph):
+    x, product, _ = _overflowing_product(graph)
+    npu_plugin.set_device_sat_mode(npu_plugin.INF_NAN_MODE)
+    with v1.Session(config=npu_config(soc_config="ascend910")) as sess:
+        assert np.isinf(sess.run(product, {x: np.full((2, 2), 300.0)})).all()
+        assert last_report(sess).overflow_mode == "inf_nan"
+    npu_plugin.set_device_sat_mode(npu_plugin.SATURATION_MODE)
+    with v1.Session(config=npu_config(soc_config="ascend910b")) as sess:
+        assert (sess.run(product, {x: np.full((2, 2), 300.0)}) == 65504.0).all()
+
+
+@pytest.mark.parametrize("soc_name", ["ascend910", "ascend910b"])
+def test_loss_scaling_skips_the_overflowing_step_in_both_modes(graph, soc_name):
+    """A loss scale of 2**20 overflows the float16 gradient of the MatMul: inf on the 910B, 65504 plus the status
+    flag on the 910. Either way the step changes no weight and no global step; a small scale applies."""
+    x = v1.placeholder(tf.float32, [4, 4], name="x")
+    w = v1.Variable(np.full((4, 4), 0.5, np.float32), name="w")
+    loss = tf.reduce_mean(tf.matmul(x, w))
+    scale = v1.placeholder_with_default(tf.constant(2.0 ** 20), [], name="scale")
+    manager = FixedLossScaleManager(1.0)
+    manager.get_loss_scale = lambda: scale
+    step = v1.train.get_or_create_global_step()
+    train = NPULossScaleOptimizer(v1.train.GradientDescentOptimizer(0.1), manager).minimize(loss, global_step=step)
+    with v1.Session(config=npu_config(soc_config=soc_name)) as sess:
+        sess.run(v1.global_variables_initializer())
+        feed = {x: np.full((4, 4), 1000.0, np.float32)}
+        sess.run(train, feed)
+        assert sess.run(step) == 0
+        np.testing.assert_array_equal(sess.run(w), np.full((4, 4), 0.5, np.float32))
+        sess.run(train, {**feed, scale: 1.0})
+        assert sess.run(step) == 1
+
+
+def test_the_overflow_status_reads_false_outside_the_emulation(graph):
+    x = v1.placeholder(tf.float32, [4, 4], name="x")
+    w = v1.Variable(np.full((4, 4), 0.5, np.float32), name="w")
+    step = v1.train.get_or_create_global_step()
+    train = NPULossScaleOptimizer(v1.train.GradientDescentOptimizer(0.1), FixedLossScaleManager(2.0 ** 20)) \
+        .minimize(tf.reduce_mean(tf.matmul(x, w)), global_step=step)
+    with v1.Session() as sess:          # plain float32 TensorFlow: nothing overflows, the step applies
+        sess.run(v1.global_variables_initializer())
+        sess.run(train, {x: np.full((4, 4), 1000.0, np.float32)})
+        assert sess.run(step) == 1
+
+
+def _style_loss(image, target_gram):
+    """A style-transfer loss: the Gram matrix of conv features divided by a large constant (as the scripts do)."""
+    kernel = v1.get_variable("kernel", initializer=tf.constant(
+        np.random.default_rng(0).normal(0, 0.5, (3, 3, 3, 16)).astype(np.float32)), trainable=False)
+    features = tf.nn.relu(tf.nn.conv2d(image, kernel, [1, 1, 1, 1], "SAME"))
+    flat = tf.reshape(features, [-1, 16])
+    gram = tf.matmul(flat, flat, transpose_a=True) / 65536.0
+    return tf.reduce_sum(tf.square(gram - target_gram))
+
+
+def test_style_transfer_gram_loss_trains_on_the_910(graph):
+    """The Gram matrix overflows float16; saturated, divided by a saturated 65536, it stays near 1 and trains (with
+    inf it was NaN after a few steps in the ported script)."""
+    rng = np.random.default_rng(1)
+    image = v1.Variable(rng.uniform(0, 8, (1, 32, 32, 3)).astype(np.float32), name="image")
+    loss = _style_loss(image, tf.constant(rng.uniform(0, 1, (16, 16)).astype(np.float32)))
+    train = v1.train.AdamOptimizer(0.1).minimize(loss)
+    with v1.Session(config=npu_config(soc_config="ascend910")) as sess:
+        sess.run(v1.global_variables_initializer())
+        losses = [sess.run([train, loss])[1] for _ in range(10)]
+        pixels = sess.run(image)
+    assert np.isfinite(losses).all() and np.isfinite(pixels).all()
+    assert losses[-1] < losses[0]
+
+
+def test_the_constant_warning_says_what_the_selected_device_does(graph):
+    x = v1.placeholder(tf.float32, [2, 2], name="x")
+    mask = tf.constant(-1e9, name="mask_value")
+    tf.add(tf.matmul(x, x), mask, name="masked")
+    for soc_name, says in (("ascend910", "-1e+09 is -65504 in float16 (saturation mode)"),
+                           ("ascend910b", "-1e+09 is -inf in float16")):
+        options = options_from_config(npu_config(soc_config=soc_name))
+        result = rewrite(graph.as_graph_def(), options, log=False)
+        assert any(f"constant 'mask_value' ({says})" in warning for warning in result.report.warnings)
+
+
+def test_rewriting_a_saturated_graph_again_changes_nothing(graph):
+    _overflowing_product(graph)
+    options = options_from_config(npu_config(soc_config="ascend910"))
+    first = rewrite(graph.as_graph_def(), options, log=False)
+    again = rewrite(first.graph_def, options, log=False)
+    assert first.report.n_clamped > 0 and again.report.n_clamped == 0
+    assert again.graph_def.SerializeToString(deterministic=True) == \
+        first.graph_def.SerializeToString(deterministic=True)
