@@ -11,6 +11,7 @@ package only looks at `NpuOptions.mode`.
 """
 import difflib
 import enum
+import json
 import os
 import re
 import sys
@@ -397,9 +398,55 @@ def _optional_path(values, key):
     return values.get(key) or None
 
 
+# Tools that rerun an unmodified script with other precision settings (npu-debug suggest) set this variable to a
+# JSON object {parameter_map key: value}; every NpuOptimizer read in the process then takes those values instead of
+# the script's. Only keys that change precision decisions are accepted.
+OVERRIDES_ENV = "NPU_BRIDGE_PARAMETER_OVERRIDES"
+_OVERRIDABLE = ("precision_mode", "precision_mode_v2", "modify_mixlist", "customize_dtypes")
+
+
+def parameter_overrides():
+    """{key: value} from $NPU_BRIDGE_PARAMETER_OVERRIDES ({} when unset); NpuConfigError when malformed."""
+    text = os.environ.get(OVERRIDES_ENV)
+    if not text:
+        return {}
+    try:
+        overrides = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise NpuConfigError(f"{OVERRIDES_ENV} is not a JSON object: {err}") from None
+    if not isinstance(overrides, dict):
+        raise NpuConfigError(f"{OVERRIDES_ENV} must be a JSON object {{key: value}}, got {text!r}")
+    for key, value in overrides.items():
+        if key not in _OVERRIDABLE or not isinstance(value, str):
+            raise NpuConfigError(f"{OVERRIDES_ENV}: {key!r}: {value!r} is not accepted; keys are "
+                                 f"{', '.join(_OVERRIDABLE)} and values strings (\"\" unsets a file)")
+    return overrides
+
+
+def _apply_overrides(values):
+    """The parameter values with the process's overrides in place; one precision key replaces the other."""
+    overrides = parameter_overrides()
+    if not overrides:
+        return values
+    values = dict(values)
+    for key in ("precision_mode", "precision_mode_v2"):
+        if key in overrides:
+            values.pop("precision_mode_v2" if key == "precision_mode" else "precision_mode", None)
+    for key, value in overrides.items():
+        if value or key not in ("modify_mixlist", "customize_dtypes"):
+            values[key] = value
+        else:
+            values.pop(key, None)
+    tf.compat.v1.logging.info("NpuOptimizer: %s overrides %s", OVERRIDES_ENV, overrides)
+    return values
+
+
 def options_from_parameter_map(parameter_map):
-    """NpuOptions from an NpuOptimizer parameter_map (AttrValues; plain python values are accepted too)."""
-    values = _read_parameter_map(parameter_map)
+    """NpuOptions from an NpuOptimizer parameter_map (AttrValues; plain python values are accepted too).
+
+    The process's parameter overrides (see `parameter_overrides`) replace the map's values for their keys.
+    """
+    values = _apply_overrides(_read_parameter_map(parameter_map))
     graph_run_mode = values.get("graph_run_mode", 1)
     if graph_run_mode not in (0, 1):
         raise NpuConfigError(f"NpuOptimizer: graph_run_mode is {graph_run_mode}: graph_run_mode value must be 0 "
