@@ -234,12 +234,18 @@ def main(argv=None):
     return run_script(args.script, args.args)
 
 
-def run_script(script, args):
-    """Run `script` with sys.argv[1:] = args as `python script` would, on the emulated NPU; its exit code."""
+def run_script(script, args, setup=None):
+    """Run `script` with sys.argv[1:] = args as `python script` would, on the emulated NPU; its exit code.
+
+    Tools that watch a script's sessions (npu-debug) call this after registering their run observers; `setup()`,
+    when given, runs once TensorFlow is prepared, before the script (npu-debug seeds its random generators there).
+    """
     try:
         code = _compile_script(script)
     except SyntaxError as error:
         _report_exception(error, os.path.abspath(script))
         return 1
     _prepare_tensorflow()
-    return _run_script(code, script, args)
+    if setup is not None:
+        setup()
+    return _run_script(code, script, list(args))
