@@ -1,0 +1,244 @@
+"""`npu-debug compare` and `npu-debug suggest`: argument parsing and what each prints; the work is elsewhere.
+
+Both run the user's unmodified script in this process (npu_bridge.launcher.run_script) with a run observer
+registered; `suggest` also reruns it in subprocesses to prove its answer.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.options import OVERRIDES_ENV, _parse_dump_step
+from npu_bridge.debug.compare import CompareObserver, write_outputs
+from npu_bridge.launcher import run_script
+from npu_bridge.runtime import observers
+
+MAX_COMPARED_STEPS = 1000
+# The float32 run suggest compares with: every op keeps its graph dtype, the script's precision files unset.
+FLOAT32_OVERRIDES = {"precision_mode": "must_keep_origin_dtype", "modify_mixlist": "", "customize_dtypes": ""}
+
+
+class StopScript(BaseException):
+    """Raised from an observer to end the script once the tool has what it needs (not an Exception, so the
+    script's own `except Exception` does not swallow it)."""
+
+
+def parse_steps(text):
+    """'0|5|10-20' (the adapter's dump_step format and message) -> frozenset of step numbers."""
+    ranges = _parse_dump_step(text)
+    count = sum(end - start + 1 for start, end in ranges)
+    if count > MAX_COMPARED_STEPS:
+        raise NpuConfigError(f"--steps '{text}' names {count} steps; compare writes one CSV per step, at most "
+                             f"{MAX_COMPARED_STEPS}")
+    return frozenset(step for start, end in ranges for step in range(start, end + 1))
+
+
+def add_script_arguments(parser):
+    parser.add_argument("script", help="the training or inference script, run unmodified")
+    parser.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
+
+
+def add_compare_arguments(parser):
+    parser.add_argument("--steps", default="0", metavar="STEPS",
+                        help="steps to compare, in dump_step's format '0|5|10-20' (default 0); a step is one run "
+                             "of a fetch signature (one loop iteration with iterations_per_loop), counted from 0")
+    parser.add_argument("--output", "-out", default="npu_debug_compare", metavar="DIR",
+                        help="folder for compare_step<N>.csv (and .png with matplotlib)")
+    parser.add_argument("--no-plot", action="store_true", help="write no plot even when matplotlib is installed")
+    parser.add_argument("--run-to-end", action="store_true",
+                        help="let the script finish (by default it is stopped after the last compared step)")
+    add_script_arguments(parser)
+
+
+def run_compare(args):
+    try:
+        steps = parse_steps(args.steps)
+    except NpuConfigError as error:
+        print(f"npu-debug compare: {error}", file=sys.stderr)
+        return 2
+    last = max(steps)
+    plans = {}
+
+    def on_compared(comparison):
+        index = plans.setdefault(tuple(comparison.fetches), len(plans))
+        paths = write_outputs(comparison, args.output, index, plot=not args.no_plot)
+        print(comparison.summary())
+        print(f"    written: {', '.join(paths)}")
+        if comparison.step == last and not args.run_to_end:
+            raise StopScript()
+
+    observer = CompareObserver(steps, on_compared)
+    code = run_observed(observer, args.script, args.script_args, "npu-debug compare")
+    if observer.comparisons:
+        return 0 if code in (0, None) else code
+    if code == 2 and not os.path.isfile(args.script):
+        return 2
+    print(f"npu-debug compare: {no_steps_message(observer, args.script, sorted(steps))}", file=sys.stderr)
+    return 1 if code in (0, None) else code
+
+
+def seed_everything(seed):
+    """Seed Python's, numpy's and TensorFlow's default-graph generators: what a script leaves unseeded draws the
+    same in every run (a script that builds its own tf.Graph keeps its own graph-level seed)."""
+    import numpy as np
+    import tensorflow as tf
+
+    random.seed(seed)
+    np.random.seed(seed)
+    tf.compat.v1.set_random_seed(seed)
+
+
+def run_observed(observer, script, script_args, program, seed=None):
+    """Run the script with `observer` registered; the script's exit code (0 when an observer stopped it)."""
+    observers.add_observer(observer)
+    try:
+        return run_script(script, script_args, program, None if seed is None else lambda: seed_everything(seed))
+    except StopScript:
+        return 0
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    finally:
+        observers.remove_observer(observer)
+        observer.close()
+
+
+def no_steps_message(observer, script, steps):
+    if not observer.steps_seen:
+        return (f"{script} ran no emulated NPU session: no tf.compat.v1 Session with an NpuOptimizer custom "
+                "optimizer (use_off_line true) ran a step, so there is nothing to compare")
+    reached = ", ".join(f"{count} steps" for count in sorted(set(observer.steps_seen.values()), reverse=True))
+    return (f"{script} never reached the chosen steps {steps} of a run that computes reduced ops (its runs took "
+            f"{reached}; steps count from 0)")
+
+
+def add_suggest_arguments(parser):
+    parser.add_argument("--fetch", metavar="TENSOR",
+                        help="the fetched tensor to keep close to float32 (default: the first scalar float tensor "
+                             "the training run fetches, i.e. the loss)")
+    parser.add_argument("--steps", type=int, default=5, metavar="N", help="steps compared (default 5)")
+    parser.add_argument("--rtol", type=float, default=1e-2, help="relative tolerance against float32 (default 0.01)")
+    parser.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
+    parser.add_argument("--max-replays", type=int, default=200, metavar="N",
+                        help="cap on replays of the recorded steps (default 200; the search needs at most 2n+3 "
+                             "for n reduced ops, untested ops stay float32 past the cap)")
+    parser.add_argument("--output", "-out", default="npu_debug_suggest", metavar="DIR",
+                        help="folder for modify_mixlist.json and customize_dtypes.cfg")
+    parser.add_argument("--seed", type=int, default=0, help="seed for the script's unseeded random generators")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="skip the reruns of the script (3 subprocesses: float32, each file)")
+    parser.add_argument("--rerun-timeout", type=float, default=600, metavar="SECONDS",
+                        help="time limit of each verifying rerun (default 600)")
+    add_script_arguments(parser)
+
+
+def run_suggest(args):
+    from npu_bridge.debug.capture import CaptureObserver
+    from npu_bridge.debug.suggest import Search, SuggestError, Tolerance, write_files
+
+    if args.steps < 1:
+        print(f"npu-debug suggest: --steps {args.steps}: the number of steps must be at least 1", file=sys.stderr)
+        return 2
+
+    def stop(_):
+        raise StopScript()
+
+    observer = CaptureObserver(args.steps, args.fetch, on_done=stop)
+    code = run_observed(observer, args.script, args.script_args, "npu-debug suggest", seed=args.seed)
+    recording = observer.recording
+    if recording is None:
+        if code == 2 and not os.path.isfile(args.script):
+            return 2
+        print(f"npu-debug suggest: {observer.failure(args.script)}", file=sys.stderr)
+        return code if code not in (0, None) else 1
+    tolerance = Tolerance(args.rtol, args.atol)
+    with tempfile.TemporaryDirectory(prefix="npu-debug-suggest-") as work_dir:
+        search = Search(recording, tolerance, work_dir, args.max_replays)
+        try:
+            suggestion = search.run()
+        except SuggestError as error:
+            print(f"npu-debug suggest: {error}", file=sys.stderr)
+            return 1
+    print(f"metric {recording.metric} over {args.steps} steps; tolerance |value - float32| <= {args.atol:g} + "
+          f"{args.rtol:g} * |float32|")
+    print(f"{len(search.candidates)} reduced ops with a float32 kernel; {suggestion.replays} replays of the "
+          f"recorded steps (bound {suggestion.bound})")
+    _print_metric("float32", suggestion.float32, suggestion.float32)
+    _print_metric("as configured", suggestion.mixed, suggestion.float32, tolerance)
+    if not suggestion.blocked:
+        print("already within tolerance: nothing needs to stay in float32")
+        return 0
+    print(f"keep in float32 ({len(suggestion.blocked)}): {', '.join(suggestion.blocked)}")
+    if suggestion.range_blocked:
+        print(f"    of which beyond the {recording.reduced_dtype} range in float32: "
+              f"{', '.join(suggestion.range_blocked)}")
+    if suggestion.untested:
+        print(f"    of which untested (--max-replays reached): {', '.join(suggestion.untested)}")
+    _print_metric("with them in float32", suggestion.fixed, suggestion.float32, tolerance)
+    graph = search.graph
+    mixlist, customize = write_files(suggestion, graph, args.output)
+    print(f"written: {mixlist} (op types {', '.join(suggestion.types)}), {customize} (op names)")
+    for ir_type, names in suggestion.moved.items():
+        print(f"    note: black-listing {ir_type} also keeps {len(names)} more ops in float32 that were fine: "
+              f"{', '.join(names[:8])}{' ...' if len(names) > 8 else ''}; customize_dtypes keeps only those found")
+    if args.no_verify:
+        return 0
+    return _verify(args, recording, mixlist, customize, tolerance)
+
+
+def _print_metric(label, values, reference, tolerance=None):
+    worst = max(float(abs(v - r).max()) if v.size else 0.0 for v, r in zip(values, reference))
+    shown = ", ".join(f"{float(v.mean()):.6g}" for v in values)
+    verdict = "" if tolerance is None else \
+        ("  within tolerance" if tolerance.holds(values, reference) else "  OUTSIDE tolerance")
+    print(f"  {label:<34} [{shown}]  max |difference| {worst:.4g}{verdict}")
+
+
+def _verify(args, recording, mixlist, customize, tolerance):
+    """Rerun the script in subprocesses (float32, then with each file) and print the metric of each against the
+    float32 rerun, beside this run's own (as configured: the same script, seed and steps)."""
+    import numpy as np
+
+    runs = [("rerun float32", FLOAT32_OVERRIDES),
+            (f"rerun with {os.path.basename(mixlist)}", {"modify_mixlist": os.path.abspath(mixlist)}),
+            (f"rerun with {os.path.basename(customize)}", {"customize_dtypes": os.path.abspath(customize)})]
+    print(f"verifying: {len(runs)} reruns of {args.script} (seed {args.seed}), {args.steps} steps each")
+    results = {label: rerun(args, recording.metric, overrides) for label, overrides in runs}
+    reference = results.pop("rerun float32")
+    if isinstance(reference, str):
+        print(f"npu-debug suggest: the float32 rerun failed: {reference}", file=sys.stderr)
+        return 1
+    reference = [np.asarray(v, np.float64) for v in reference]
+    _print_metric("rerun float32", reference, reference)
+    _print_metric("this run, as configured", recording.metric_values, reference, tolerance)
+    fixed = False
+    for label, values in results.items():
+        if isinstance(values, str):
+            print(f"  {label:<34} failed: {values}")
+            continue
+        values = [np.asarray(v, np.float64) for v in values]
+        _print_metric(label, values, reference, tolerance)
+        fixed = fixed or tolerance.holds(values, reference)
+    return 0 if fixed else 1
+
+
+def rerun(args, metric, overrides):
+    """The metric per step of one rerun in a subprocess (npu_bridge.debug.probe), or the reason it failed."""
+    with tempfile.TemporaryDirectory(prefix="npu-debug-rerun-") as folder:
+        out = os.path.join(folder, "metric.json")
+        command = [sys.executable, "-m", "npu_bridge.debug.probe", "--steps", str(args.steps), "--fetch", metric,
+                   "--seed", str(args.seed), "--json", out, args.script, *args.script_args]
+        env = dict(os.environ)
+        env[OVERRIDES_ENV] = json.dumps(overrides)
+        try:
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.rerun_timeout)
+        except subprocess.TimeoutExpired:
+            return f"timed out after {args.rerun_timeout:g} s"
+        if done.returncode != 0 or not os.path.exists(out):
+            lines = [line for line in done.stderr.splitlines() if line.strip()]
+            return lines[-1] if lines else f"exit code {done.returncode}"
+        with open(out) as handle:
+            return json.load(handle)["values"]

@@ -1,0 +1,346 @@
+"""One-process comparison of an emulated NPU step against float32 ground truth, op by op.
+
+At a chosen step the observer (a run observer, runtime/observers.py) reads the inner session's variables before
+the step runs and fetches, in the step's own execution, the emulated value of every float tensor and every
+source output (stepgraph.py). After the step it computes the ground truth in a plain float32 session of the
+user's own GraphDef: the variable values from before the step are written into it and the step's feeds and
+source outputs are fed, so it computes from the same inputs; it only reads, and being written again before each
+compared step it never applies an update twice to anything the user sees.
+
+Two errors per tensor:
+- accumulated: the emulated value against the ground truth (msaccucmp's metrics, metrics.py): everything the
+  reduced dtype did upstream of the op;
+- local: for each op the pass reduced, the emulated graph's own computation of that op fed the float32 ground
+  truth of its inputs (rounded where the NPU rounds them, by the same feed path a user's feed takes) against
+  the float32 output: the error the op adds itself. Ops are fed and fetched in a few batches, each batch
+  holding ops none of which reads another's output, so one run measures many ops.
+The first op (execution order) whose local error passes metrics.LOCAL_THRESHOLDS for its dtype, or which
+overflows from finite inputs, is the one to look at: the summary names it and the user's line that created it.
+"""
+import csv
+import math
+import os
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.framework import errors
+
+from npu_bridge.debug import metrics
+from npu_bridge.debug.overflow import abnormal, finite
+from npu_bridge.debug.stepgraph import StepGraph, is_float, source_line
+from npu_bridge.runtime import observers, state_transfer
+from npu_bridge.runtime.plans import Plan
+
+COLUMNS = ("Index", "OpType", "NPUDump", "DataType", "Address", "GroundTruth", "DataType", "Address",
+           "TensorIndex", "Shape", "OverFlow", *metrics.ALGORITHMS, "CompareFailReason",
+           "LocalRelativeError", "LocalMaxAbsoluteError", "LocalOverFlow", "LocalThreshold", "SourceLine")
+COSINE_ALERT = 0.99     # msaccucmp's advisor: the first row below it is where "Global Consistency" is lost
+
+
+def _dt(dtype_name):
+    return "DT_" + {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BF16", "float64": "DOUBLE"}.get(
+        dtype_name, dtype_name.upper())
+
+
+class Reference:
+    """A plain float32 session of the user's GraphDef, for one version of the user's graph."""
+
+    def __init__(self, graph_def, config):
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            tf.graph_util.import_graph_def(graph_def, name="")
+        self.session = tf.compat.v1.Session(graph=self.graph, config=config)
+
+    def run(self, names, variables, feeds):
+        state_transfer.write_variables(self.session, self.graph, variables)
+        return self.session.run(list(names), feeds)
+
+    def close(self):
+        self.session.close()
+
+
+class LocalRunner:
+    """Measures reduced ops fed ground truth: Plans of the emulated program, batched so no fed tensor is fetched."""
+
+    def __init__(self, emulation, plan, step_graph):
+        self.emulation, self.program, self.step_graph = emulation, plan.program, step_graph
+        batches = []
+        for op in step_graph.local_ops:
+            inputs = {t.name for t in op.inputs if is_float(t)}
+            outputs = {t.name for t in op.outputs if t.name in step_graph.inner}
+            for batch in batches:
+                if not outputs & batch["feeds"] and not inputs & batch["fetches"]:
+                    break
+            else:
+                batch = {"ops": [], "feeds": set(), "fetches": set()}
+                batches.append(batch)
+            batch["ops"].append(op)
+            batch["feeds"] |= inputs
+            batch["fetches"] |= outputs
+        self.batches = [batch["ops"] for batch in batches]
+        self._plans = {}
+
+    def measure(self, truth):
+        """{op name: (list of output values, or None) and failure reason}, for every local op."""
+        results = {}
+        for ops in self.batches:
+            try:
+                results.update(self._run(ops, truth))
+            except (errors.OpError, ValueError, TypeError):
+                for op in ops:
+                    try:
+                        results.update(self._run([op], truth))
+                    except (errors.OpError, ValueError, TypeError) as error:
+                        message = getattr(error, "message", None) or str(error)
+                        results[op.name] = (None, f"local error not measured: {message.splitlines()[0]}")
+        return results
+
+    def _run(self, ops, truth):
+        key = tuple(op.name for op in ops)
+        plan = self._plans.get(key)
+        graph = self.emulation.graph
+        if plan is None:
+            fetched = {t.name for op in ops for t in op.outputs if t.name in self.step_graph.inner}
+            fetches = [t for op in ops for t in op.outputs if t.name in fetched]
+            feeds = {t.name: t for op in ops for t in op.inputs if is_float(t)}
+            for tensor in self.step_graph.feeds:
+                feeds.setdefault(tensor.name, tensor)
+            for name in self.step_graph.sources:
+                feeds.setdefault(name, graph.get_tensor_by_name(name))
+            plan = Plan(self.program, graph, fetches, [t for n, t in feeds.items() if n not in fetched],
+                        self.emulation.options.iterations_per_loop, owner=self.emulation.owner)
+            self._plans[key] = plan
+        with np.errstate(over="ignore", invalid="ignore"):     # rounding a value beyond float16 is the point here
+            values = plan.execute([truth[slot.user_tensor.name] for slot in plan.slots])
+        by_name = dict(zip((t.name for t in plan.mapper.unique_fetches()), values))
+        return {op.name: ([by_name.get(t.name) for t in op.outputs], "") for op in ops}
+
+
+class StepComparison:
+    """The comparison of one step: rows (one dict per compared tensor, CSV columns as keys) and the verdict."""
+
+    def __init__(self, step, fetches, rows, ops):
+        self.step = step
+        self.fetches = fetches          # user names of the step's fetches, to tell plans apart
+        self.rows = rows
+        self._ops = ops
+
+    @property
+    def culprit(self):
+        """The first row (execution order) whose op breaks accuracy itself: its local error passes the threshold,
+        it overflows when fed float32 inputs, or it overflows in the emulated step from finite emulated inputs
+        (as the NPU's overflow detection flags it: an epsilon lost upstream makes a 0/0 here)."""
+        for row in self.rows:
+            if row["LocalOverFlow"] == "YES" or row["overflow_origin"] or \
+                    _number(row["LocalRelativeError"]) > _number(row["LocalThreshold"]):
+                return row
+        return None
+
+    def first_overflow(self):
+        return next((row for row in self.rows if row["OverFlow"] == "YES"), None)
+
+    def first_divergence(self):
+        return next((row for row in self.rows if _number(row["CosineSimilarity"], 1.0) < COSINE_ALERT), None)
+
+    def summary(self):
+        local = sum(1 for row in self.rows if row["LocalRelativeError"] != "")
+        lines = [f"step {self.step} (fetches {', '.join(self.fetches) or '-'}): {len(self.rows)} float tensors "
+                 f"compared with float32, {local} outputs of reduced ops measured alone"]
+        culprit = self.culprit
+        if culprit is not None:
+            if culprit["LocalOverFlow"] == "YES":
+                why = "overflows from finite float32 inputs (Inf/NaN, or float16 |x| >= 65504)"
+            elif culprit["overflow_origin"]:
+                why = ("overflows in the emulated step from finite inputs (Inf/NaN, or float16 |x| >= 65504), "
+                       "though alone on float32 inputs it does not: look at what its inputs lost upstream")
+            else:
+                why = (f"adds a local relative error of {_number(culprit['LocalRelativeError']):.3g} (threshold "
+                       f"{_number(culprit['LocalThreshold']):.3g} for {culprit['DataType_npu']})")
+            lines.append(f"first op breaking accuracy: {culprit['NPUDump']} ({culprit['OpType']}, "
+                         f"{culprit['DataType_npu']}) {why}")
+            lines.append(f"    created at {culprit['SourceLine'] or '(no user frame in its traceback)'}")
+        else:
+            lines.append("no reduced op breaks the local-error threshold or overflows on its own")
+        overflow = self.first_overflow()
+        if overflow is not None:
+            lines.append(f"first tensor holding an overflow: {overflow['TensorIndex']} ({overflow['OpType']})")
+        divergence = self.first_divergence()
+        if divergence is not None:
+            lines.append(f"first tensor with cosine similarity < {COSINE_ALERT}: {divergence['TensorIndex']} "
+                         f"({_number(divergence['CosineSimilarity']):.6f})")
+        return "\n".join(lines)
+
+    def write_csv(self, path):
+        with open(path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(COLUMNS)
+            for row in self.rows:
+                writer.writerow([_cell(row[key]) for key in _ROW_KEYS])
+        return path
+
+    def plot(self, path):
+        """Error by execution order (matplotlib, when installed); returns the path, or None without matplotlib."""
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            return None
+        index = [row["Index"] for row in self.rows]
+        accumulated = [_number(row["RelativeEuclideanDistance"]) for row in self.rows]
+        local = [_number(row["LocalRelativeError"]) for row in self.rows]
+        figure, axes = plt.subplots(figsize=(10, 4))
+        axes.semilogy(index, np.maximum(np.nan_to_num(accumulated, nan=np.inf), 1e-12), ".-", label="accumulated "
+                      "(relative Euclidean distance)")
+        axes.semilogy(index, np.maximum(np.nan_to_num(local, nan=np.inf), 1e-12), "x", label="local (op alone)")
+        culprit = self.culprit
+        if culprit is not None:
+            axes.axvline(culprit["Index"], color="red", linestyle=":", label=f"first culprit {culprit['NPUDump']}")
+        axes.set_xlabel("tensor, in execution order")
+        axes.set_ylabel("error against float32")
+        axes.set_title(f"step {self.step}")
+        axes.legend(loc="best", fontsize="small")
+        figure.tight_layout()
+        figure.savefig(path)
+        plt.close(figure)
+        return path
+
+
+_ROW_KEYS = ("Index", "OpType", "NPUDump", "DataType_npu", "Address", "GroundTruth", "DataType_truth", "Address",
+             "TensorIndex", "Shape", "OverFlow", *metrics.ALGORITHMS, "CompareFailReason",
+             "LocalRelativeError", "LocalMaxAbsoluteError", "LocalOverFlow", "LocalThreshold", "SourceLine")
+
+
+def _number(value, default=-math.inf):
+    if value == "" or value is None:
+        return default
+    return float(value)
+
+
+def _cell(value):
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else f"{value:.6g}"
+    return value
+
+
+def compare_step(emulation, plan, step, step_graph, variables, record, reference, local_runner):
+    """The StepComparison of one executed step (see the module docstring)."""
+    truth_feeds = {}
+    for slot in plan.slots:
+        if not slot.targets:
+            continue
+        name = slot.user_tensor.name
+        value = record.feeds.get(name)
+        if value is None:
+            value = np.asarray(record.feeds[slot.targets[0][0].name]).astype(slot.dtype)
+        truth_feeds[name] = value
+    for name in step_graph.sources:
+        truth_feeds[name] = record.extra[name]
+    names = [t.name for t in (*step_graph.compared, *step_graph.variable_reads)]
+    golden = dict(zip(names, reference.run(names, variables, truth_feeds)))
+    truth = {**golden, **truth_feeds}
+    local = local_runner.measure(truth) if local_runner.batches else {}
+    rows = []
+    for index, tensor in enumerate(step_graph.compared):
+        op = tensor.op
+        emulated = record.extra[step_graph.inner[tensor.name]]
+        npu_dtype = step_graph.dtypes[tensor.name]
+        row = {"Index": index, "OpType": op.type, "NPUDump": op.name, "DataType_npu": _dt(npu_dtype),
+               "Address": "NaN", "GroundTruth": op.name, "DataType_truth": _dt(tensor.dtype.base_dtype.name),
+               "TensorIndex": f"{op.name}:output:{tensor.value_index}", "Shape": str(list(np.shape(emulated))),
+               "OverFlow": "YES" if abnormal(emulated) else "NO", "overflow_origin": False, "LocalRelativeError": "",
+               "LocalMaxAbsoluteError": "", "LocalOverFlow": "", "LocalThreshold": "",
+               "SourceLine": source_line(op)}
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = metrics.compare_arrays(emulated, golden[tensor.name])
+        row["CompareFailReason"] = scores.pop("reason")
+        row.update(scores)
+        if row["OverFlow"] == "YES":
+            row["overflow_origin"] = all(finite(record.extra[step_graph.inner[t.name]]) for t in op.inputs
+                                         if t.name in step_graph.inner)
+        if op.name in local:
+            values, reason = local[op.name]
+            decision = step_graph.decisions[op.name]
+            row["LocalThreshold"] = metrics.LOCAL_THRESHOLDS[decision]
+            if values is None:
+                row["CompareFailReason"] = "; ".join(filter(None, (row["CompareFailReason"], reason)))
+            else:
+                mine = np.asarray(values[tensor.value_index]).astype(tf.as_dtype(decision).as_numpy_dtype)
+                inputs = [truth[t.name] for t in op.inputs if t.name in truth]
+                row["LocalRelativeError"] = metrics.local_error(mine, golden[tensor.name])
+                difference = metrics.as_float64(mine) - metrics.as_float64(golden[tensor.name])
+                row["LocalMaxAbsoluteError"] = float(np.max(np.abs(difference))) if difference.size else 0.0
+                row["LocalOverFlow"] = "YES" if abnormal(mine) and all(finite(v) for v in inputs) else "NO"
+        rows.append(row)
+    fetches = [f.name for f in plan.mapper.unique_fetches()]
+    return StepComparison(step, fetches, rows, {op.name: op for op in step_graph.ops})
+
+
+class CompareObserver(observers.RunObserver):
+    """Compares chosen steps of every plan that runs reduced ops; keeps each StepComparison in `comparisons`.
+
+    steps: a container of step numbers, or None for "the next step of any such plan, once" (the Python API).
+    on_compared(comparison): called after each comparison (the CLI writes files and may stop the script there).
+    """
+
+    def __init__(self, steps=None, on_compared=None):
+        self.steps = steps
+        self.on_compared = on_compared
+        self.comparisons = []
+        self._graphs = {}
+        self._references = {}
+        self._local = {}
+        self._pending = None
+        self._once_done = False
+        self.steps_seen = {}        # plan signature -> steps seen, to explain a step that was never reached
+
+    def before_step(self, emulation, plan, step):
+        self.steps_seen[plan.signature] = step + 1
+        if self.steps is None and self._once_done or self.steps is not None and step not in self.steps:
+            return ()
+        key = (id(plan.program), plan.program.version, plan.signature)
+        step_graph = self._graphs.get(key)
+        if step_graph is None:
+            step_graph = self._graphs[key] = StepGraph(emulation, plan)
+        if not step_graph.runs_reduced:
+            return ()
+        variables = state_transfer.read_variables(plan.program.session, plan.program.graph)
+        self._pending = (emulation, plan, step, step_graph, key, variables)
+        return step_graph.extra_fetches()
+
+    def after_step(self, record):
+        if self._pending is None or self._pending[1] is not record.plan:
+            return
+        emulation, plan, step, step_graph, key, variables = self._pending
+        self._pending = None
+        self._once_done = True
+        reference_key = (id(emulation), emulation.program.version)
+        reference = self._references.get(reference_key)
+        if reference is None:
+            with emulation.graph._session_run_lock():
+                graph_def = emulation.graph.as_graph_def()
+            reference = self._references[reference_key] = Reference(graph_def, emulation.config)
+        local_runner = self._local.get(key)
+        if local_runner is None:
+            local_runner = self._local[key] = LocalRunner(emulation, plan, step_graph)
+        comparison = compare_step(emulation, plan, step, step_graph, variables, record, reference, local_runner)
+        self.comparisons.append(comparison)
+        if self.on_compared is not None:
+            self.on_compared(comparison)
+
+    def close(self):
+        for reference in self._references.values():
+            reference.close()
+        self._references.clear()
+
+
+def write_outputs(comparison, out_dir, plan_index=0, plot=True):
+    """The CSV (and plot) of one comparison in `out_dir`; returns the paths written."""
+    os.makedirs(out_dir, exist_ok=True)
+    stem = f"compare_step{comparison.step}" if plan_index == 0 else f"compare_plan{plan_index}_step{comparison.step}"
+    paths = [comparison.write_csv(os.path.join(out_dir, stem + ".csv"))]
+    if plot:
+        figure = comparison.plot(os.path.join(out_dir, stem + ".png"))
+        if figure is not None:
+            paths.append(figure)
+    return paths

@@ -1,0 +1,251 @@
+"""Find a small set of ops to keep in float32 so a metric tensor stays within a tolerance of float32.
+
+The script's first N steps are recorded once (capture.py); every candidate is then judged by replaying those
+steps in this process: the recorded GraphDef in a new emulated session whose customize_dtypes keeps the
+candidate ops in float32 (through the process's parameter overrides, core/options.py), starting from the
+recorded variables and fed the recorded inputs. Identical inputs by construction: no rerun of the script, no
+dependence on its seeding.
+
+1. Range pre-pass: a float32 replay; reduced ops reading or producing a value beyond the reduced dtype's range
+   (float16: |x| > 65504) are kept in float32 from the start.
+2. Bisection over the remaining reduced ops in execution order, as onnxconverter-common's auto mixed precision
+   does: take the largest untested segment, try it reduced with every op not yet proven good kept in float32;
+   a passing segment is good, a failing one is split in half, a failing single op is kept in float32.
+Every segment is tried once; the segments form a binary tree over the n candidates, so the bisection replays
+at most 2n - 1 times, plus one replay with all candidates in float32 and one of the final choice (bound 2n + 1,
+and --max-replays caps it: untested segments then stay in float32).
+"""
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.platform import tf_logging
+
+from npu_bridge.core.options import OVERRIDES_ENV
+from npu_bridge.debug.stepgraph import is_float
+from npu_bridge.runtime import state_transfer
+from npu_bridge.runtime.emulated import inner_config
+from npu_bridge.runtime.plans import ITERATIONS_ATTR
+
+RANGE_LIMITS = {"float16": float(np.finfo(np.float16).max), "bfloat16": 3.3895313892515355e38}
+
+
+@contextlib.contextmanager
+def parameter_overrides(overrides):
+    """Set the process's NpuOptimizer parameter overrides (core/options.py) inside the block."""
+    previous = os.environ.get(OVERRIDES_ENV)
+    os.environ[OVERRIDES_ENV] = json.dumps(overrides)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(OVERRIDES_ENV, None)
+        else:
+            os.environ[OVERRIDES_ENV] = previous
+
+
+class Replay:
+    """Replays a Recording: its steps in a fresh session of its GraphDef, returning the metric per step."""
+
+    def __init__(self, recording):
+        self.recording = recording
+        self.graph_def = tf.compat.v1.GraphDef()
+        self.graph_def.CopyFrom(recording.graph_def)
+        for node in self.graph_def.node:
+            # One replayed run is one step: the loop a script set with set_iteration_per_loop is unrolled here.
+            if ITERATIONS_ATTR in node.attr:
+                del node.attr[ITERATIONS_ATTR]
+        self.count = 0
+
+    def run(self, overrides=None, watch=()):
+        """[metric per step], and {tensor name: max |x| over the steps} for the `watch` tensors.
+
+        overrides: NpuOptimizer parameter overrides for the session; None runs plain float32 TensorFlow.
+        """
+        self.count += 1
+        recording = self.recording
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.graph_util.import_graph_def(self.graph_def, name="")
+        if overrides is None:
+            config = inner_config(recording.config)
+            del config.graph_options.rewrite_options.custom_optimizers[:]
+            session = tf.compat.v1.Session(graph=graph, config=config)
+        else:
+            with parameter_overrides(overrides):
+                session = tf.compat.v1.Session(graph=graph, config=recording.config)
+        metrics, peaks = [], dict.fromkeys(watch, 0.0)
+        watch = list(watch)
+        with session:
+            state_transfer.write_variables(session, graph, recording.variables)
+            fetches = [name for name in recording.fetches if name != recording.metric]
+            for feeds in recording.steps:
+                values = session.run([recording.metric, watch, fetches], feeds)
+                metrics.append(np.asarray(values[0], np.float64))
+                for name, value in zip(watch, values[1]):
+                    array = np.abs(np.asarray(value, np.float64))
+                    if array.size:
+                        peaks[name] = max(peaks[name], float(np.nanmax(np.where(np.isfinite(array), array, np.inf))))
+        return metrics, peaks
+
+
+@dataclass
+class Tolerance:
+    rtol: float
+    atol: float
+
+    def holds(self, values, reference):
+        """Every step's metric finite and within atol + rtol * |float32|."""
+        return all(np.all(np.isfinite(v)) and np.all(np.abs(v - r) <= self.atol + self.rtol * np.abs(r))
+                   for v, r in zip(values, reference))
+
+    @staticmethod
+    def worst(values, reference):
+        """The largest |metric - float32| over the steps (inf when a metric is not finite)."""
+        worst = 0.0
+        for v, r in zip(values, reference):
+            if not np.all(np.isfinite(v)):
+                return float("inf")
+            worst = max(worst, float(np.max(np.abs(v - r))))
+        return worst
+
+
+@dataclass
+class Suggestion:
+    blocked: list                   # op names to keep in float32, execution order
+    range_blocked: list             # of which found by the range pre-pass
+    types: list                     # their IR types
+    moved: dict                     # IR type -> reduced ops a whole-type block also moves to float32
+    replays: int
+    bound: int
+    untested: list = field(default_factory=list)     # left in float32 when --max-replays was reached
+    float32: list = field(default_factory=list)      # metric per step, float32 replay
+    mixed: list = field(default_factory=list)        # metric per step, replay as configured
+    fixed: list = field(default_factory=list)        # metric per step, replay with the suggestion
+
+
+def customize_lines(graph, names):
+    """customize_dtypes lines keeping ops `names` in float32 (float ports float32, other ports unchanged)."""
+    lines = []
+    for name in names:
+        op = graph.get_operation_by_name(name)
+        inputs = ",".join("float32" if is_float(t) else "" for t in op.inputs)
+        outputs = ",".join("float32" if is_float(t) else "" for t in op.outputs)
+        lines.append(f"{name}::InputDtype:{inputs},OutputDtype:{outputs}")
+    return lines
+
+
+def mixlist_json(types):
+    return json.dumps({"black-list": {"to-add": sorted(types)}}, indent=2) + "\n"
+
+
+class Search:
+    """The bisection, with its replays; files for candidates go to `work_dir`."""
+
+    def __init__(self, recording, tolerance, work_dir, max_replays):
+        self.recording = recording
+        self.tolerance = tolerance
+        self.work_dir = work_dir
+        self.max_replays = max_replays
+        self.replay = Replay(recording)
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            tf.graph_util.import_graph_def(self.replay.graph_def, name="")
+        report = recording.report
+        self.candidates = []
+        for name in recording.op_names:
+            try:
+                record = report.by_name(name)
+            except KeyError:
+                continue
+            if record.decision == recording.reduced_dtype and recording.library.supports(record.ir_type, "float32"):
+                self.candidates.append(name)
+        self.float32 = None
+
+    def _overrides_keeping(self, names):
+        if not names:
+            return {}
+        path = os.path.join(self.work_dir, f"candidate_{self.replay.count}.cfg")
+        with open(path, "w") as handle:
+            handle.write("\n".join(customize_lines(self.graph, names)) + "\n")
+        return {"customize_dtypes": path}
+
+    def passes(self, kept):
+        values, _ = self.replay.run(self._overrides_keeping(kept))
+        ok = self.tolerance.holds(values, self.float32)
+        tf_logging.info("npu-debug suggest: replay %d, %d ops in float32: %s (worst |metric - float32| %.4g)",
+                        self.replay.count, len(kept), "within tolerance" if ok else "outside",
+                        Tolerance.worst(values, self.float32))
+        return ok, values
+
+    def run(self):
+        limit = RANGE_LIMITS[self.recording.reduced_dtype]
+        # An op's outputs, and inputs from producers that are not candidates (a candidate producer beyond range is
+        # kept in float32 itself, and a gray reader follows it).
+        candidates = set(self.candidates)
+        ports = {name: [t.name for t in (*op.inputs, *op.outputs) if is_float(t) and
+                        (t.op is op or t.op.name not in candidates)]
+                 for name, op in ((n, self.graph.get_operation_by_name(n)) for n in self.candidates)}
+        self.float32, peaks = self.replay.run(None, {t for names in ports.values() for t in names})
+        range_blocked = [name for name in self.candidates if any(peaks[t] > limit for t in ports[name])]
+        mixed, _ = self.replay.run({})
+        rest = [name for name in self.candidates if name not in range_blocked]
+        bound = 4 + max(2 * len(rest) - 1, 0)     # float32, as configured, all kept, final + the bisection tree
+        result = Suggestion(blocked=[], range_blocked=range_blocked, types=[], moved={}, replays=0, bound=bound,
+                            float32=self.float32, mixed=mixed, fixed=mixed)
+        if not range_blocked and self.tolerance.holds(mixed, self.float32):
+            result.replays = self.replay.count
+            return result
+        all_ok, values = self.passes(self.candidates)
+        if not all_ok:
+            raise SuggestError(
+                "even with every reduced op that has a float32 kernel kept in float32 the metric is outside the "
+                f"tolerance of float32 (worst difference {Tolerance.worst(values, self.float32):.4g}): the "
+                "difference is not made by precision reduction alone, or the tolerance is too tight")
+        good = set()
+        segments = [rest] if rest else []
+        while segments:
+            segments.sort(key=len)
+            segment = segments.pop()
+            if self.replay.count >= self.max_replays:
+                result.untested.extend(segment)
+                continue
+            ok, _ = self.passes(range_blocked + [name for name in rest if name not in good and name not in segment])
+            if ok:
+                good.update(segment)
+            elif len(segment) > 1:
+                half = len(segment) // 2
+                segments.extend([segment[:half], segment[half:]])
+        result.blocked = [name for name in self.candidates if name not in good]
+        ok, result.fixed = self.passes(result.blocked)
+        if not ok:
+            raise SuggestError(f"the ops found ({', '.join(result.blocked)}) do not keep the metric within "
+                               "tolerance when kept in float32 together (the reduced ops interact): widen the "
+                               "tolerance, or keep more ops in float32")
+        report = self.recording.report
+        result.types = sorted({report.by_name(name).ir_type for name in result.blocked})
+        for record in report.records:
+            if record.ir_type in result.types and record.decision == self.recording.reduced_dtype \
+                    and record.name not in result.blocked:
+                result.moved.setdefault(record.ir_type, []).append(record.name)
+        result.replays = self.replay.count
+        return result
+
+
+class SuggestError(RuntimeError):
+    """No suggestion: the recording cannot be brought within tolerance by keeping ops in float32."""
+
+
+def write_files(suggestion, graph, out_dir):
+    """(modify_mixlist path, customize_dtypes path) for `suggestion`, written into `out_dir`."""
+    os.makedirs(out_dir, exist_ok=True)
+    mixlist = os.path.join(out_dir, "modify_mixlist.json")
+    with open(mixlist, "w") as handle:
+        handle.write(mixlist_json(suggestion.types))
+    customize = os.path.join(out_dir, "customize_dtypes.cfg")
+    with open(customize, "w") as handle:
+        handle.write("\n".join(customize_lines(graph, suggestion.blocked)) + "\n")
+    return mixlist, customize
