@@ -94,9 +94,12 @@ def seed_everything(seed):
 
 def run_observed(observer, script, script_args, program, seed=None):
     """Run the script with `observer` registered; the script's exit code (0 when an observer stopped it)."""
+    if not os.path.isfile(script):
+        print(f"{program}: can't open file {script!r}: [Errno 2] No such file or directory", file=sys.stderr)
+        return 2
     observers.add_observer(observer)
     try:
-        return run_script(script, script_args, program, None if seed is None else lambda: seed_everything(seed))
+        return run_script(script, script_args, None if seed is None else lambda: seed_everything(seed))
     except StopScript:
         return 0
     except SystemExit as exit_:
