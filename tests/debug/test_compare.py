@@ -57,14 +57,14 @@ def test_overflowing_white_matmul_before_a_gray_op_is_named_with_its_line(graph)
     with tf.compat.v1.Session(config=npu_config(**MIXED)) as sess:
         sess.run(tf.compat.v1.global_variables_initializer())
         (value, _), comparison = compare_step(sess, [loss, train], {x: data})
-    assert not np.isfinite(value)
     culprit = comparison.culprit
     assert culprit["NPUDump"] == "big_matmul" and culprit["LocalOverFlow"] == "YES"
     assert culprit["DataType_npu"] == "DT_FLOAT16"
     assert 'tf.matmul(x, w1, name="big_matmul")' in culprit["SourceLine"]
     assert "big_matmul (MatMul, DT_FLOAT16) overflows from finite float32 inputs" in comparison.summary()
     rescale = next(row for row in comparison.rows if row["NPUDump"] == "rescale")
-    assert rescale["OverFlow"] == "YES"       # the gray Mul follows the MatMul into float16 and inherits the Inf
+    # the gray Mul follows the MatMul into float16 and inherits its saturated 65504s: far off, though finite
+    assert rescale["DataType_npu"] == "DT_FLOAT16" and rescale["RelativeEuclideanDistance"] > 0.1
 
 
 def test_epsilon_lost_in_float16_is_traced_to_the_division(graph):

@@ -65,8 +65,8 @@ def _search(recording, tmp_path, rtol=1e-2):
 
 def test_range_pre_pass_keeps_the_overflowing_matmul_in_float32(tmp_path):
     recording = _record(_model(scale=30000.0))
-    assert not np.isfinite(recording.metric_values[0])
     suggestion = _search(recording, tmp_path)
+    assert not Tolerance(1e-2, 1e-5).holds(suggestion.mixed, suggestion.float32)
     assert "big_matmul" in suggestion.range_blocked and "big_matmul" in suggestion.blocked
     assert Tolerance(1e-2, 1e-5).holds(suggestion.fixed, suggestion.float32)
     assert suggestion.replays <= suggestion.bound
