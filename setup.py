@@ -26,11 +26,12 @@ setup(
         "protobuf",
         "ml_dtypes",
     ],
-    extras_require={"test": ["pytest", "hypothesis"], "bench": ["matplotlib"]},
+    extras_require={"test": ["pytest", "hypothesis"], "bench": ["matplotlib"], "debug": ["matplotlib"]},
     entry_points={
         "console_scripts": [
             "npu-run=npu_run:main",
             "npu-report=npu_bridge.report_cli:main",
+            "npu-debug=npu_bridge.debug.cli:main",
         ]
     },
     classifiers=[

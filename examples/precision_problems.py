@@ -3,6 +3,7 @@
 
     npu-debug compare examples/precision_problems.py --problem overflow
     npu-debug suggest examples/precision_problems.py --problem loss_scale
+    npu-run examples/precision_problems.py --problem epsilon     # a TF1 script: run it through npu-run
 
 - overflow:   a white MatMul whose float16 output passes 65504, read by a gray op (Mul)
 - epsilon:    x / sqrt(x*x + 1e-8) after a Relu: 1e-8 is 0 in float16, so zeros give 0/0

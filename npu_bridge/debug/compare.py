@@ -26,7 +26,7 @@ import tensorflow as tf
 from tensorflow.python.framework import errors
 
 from npu_bridge.debug import metrics
-from npu_bridge.debug.overflow import abnormal, finite
+from npu_bridge.debug.overflow import abnormal, overflowed
 from npu_bridge.debug.stepgraph import StepGraph, is_float, source_line
 from npu_bridge.runtime import observers, state_transfer
 from npu_bridge.runtime.plans import Plan
@@ -119,16 +119,15 @@ class LocalRunner:
 class StepComparison:
     """The comparison of one step: rows (one dict per compared tensor, CSV columns as keys) and the verdict."""
 
-    def __init__(self, step, fetches, rows, ops):
+    def __init__(self, step, fetches, rows):
         self.step = step
         self.fetches = fetches          # user names of the step's fetches, to tell plans apart
         self.rows = rows
-        self._ops = ops
 
     @property
     def culprit(self):
         """The first row (execution order) whose op breaks accuracy itself: its local error passes the threshold,
-        it overflows when fed float32 inputs, or it overflows in the emulated step from finite emulated inputs
+        it overflows when fed float32 inputs, or it overflows in the emulated step while none of its inputs does
         (as the NPU's overflow detection flags it: an epsilon lost upstream makes a 0/0 here)."""
         for row in self.rows:
             if row["LocalOverFlow"] == "YES" or row["overflow_origin"] or \
@@ -151,8 +150,8 @@ class StepComparison:
             if culprit["LocalOverFlow"] == "YES":
                 why = "overflows from finite float32 inputs (Inf/NaN, or float16 |x| >= 65504)"
             elif culprit["overflow_origin"]:
-                why = ("overflows in the emulated step from finite inputs (Inf/NaN, or float16 |x| >= 65504), "
-                       "though alone on float32 inputs it does not: look at what its inputs lost upstream")
+                why = ("overflows in the emulated step (Inf/NaN, or float16 |x| >= 65504) though none of its inputs "
+                       "does, and alone on float32 inputs it does not: look at what its inputs lost upstream")
             else:
                 why = (f"adds a local relative error of {_number(culprit['LocalRelativeError']):.3g} (threshold "
                        f"{_number(culprit['LocalThreshold']):.3g} for {culprit['DataType_npu']})")
@@ -256,8 +255,8 @@ def compare_step(emulation, plan, step, step_graph, variables, record, reference
         row["CompareFailReason"] = scores.pop("reason")
         row.update(scores)
         if row["OverFlow"] == "YES":
-            row["overflow_origin"] = all(finite(record.extra[step_graph.inner[t.name]]) for t in op.inputs
-                                         if t.name in step_graph.inner)
+            row["overflow_origin"] = overflowed([record.extra[step_graph.inner[t.name]] for t in op.inputs
+                                                 if t.name in step_graph.inner], [emulated])
         if op.name in local:
             values, reason = local[op.name]
             decision = step_graph.decisions[op.name]
@@ -270,10 +269,10 @@ def compare_step(emulation, plan, step, step_graph, variables, record, reference
                 row["LocalRelativeError"] = metrics.local_error(mine, golden[tensor.name])
                 difference = metrics.as_float64(mine) - metrics.as_float64(golden[tensor.name])
                 row["LocalMaxAbsoluteError"] = float(np.max(np.abs(difference))) if difference.size else 0.0
-                row["LocalOverFlow"] = "YES" if abnormal(mine) and all(finite(v) for v in inputs) else "NO"
+                row["LocalOverFlow"] = "YES" if overflowed(inputs, [mine]) else "NO"
         rows.append(row)
     fetches = [f.name for f in plan.mapper.unique_fetches()]
-    return StepComparison(step, fetches, rows, {op.name: op for op in step_graph.ops})
+    return StepComparison(step, fetches, rows)
 
 
 class CompareObserver(observers.RunObserver):

@@ -3,8 +3,8 @@
 Ascend's `aicore_overflow` check flags an op whose inputs are normal but whose output holds abnormal values
 (Inf/NaN, or float16 values at the top of its range such as 65504). msaccucmp's `-overflow_detection` flags a
 float16 tensor whose max |x| reaches 65504. One rule here serves dump_debug (npu_bridge.debug.detector) and the
-comparison tools: an op overflowed when every floating-point input is finite and some floating-point output is
-Inf/NaN, or is float16 with |x| >= 65504.
+comparison tools: a tensor is abnormal when it holds Inf/NaN, or is float16 with some |x| >= 65504 (what a
+saturating 910 clamps an overflow to); an op overflowed when some output is abnormal and no input is.
 """
 import numpy as np
 
@@ -29,16 +29,10 @@ def abnormal(value):
     return not bool(np.all(np.isfinite(array.astype(np.float32) if array.dtype.name == "bfloat16" else array)))
 
 
-def finite(value):
-    """Are all values of this input finite (non-float inputs always are)?"""
-    if not is_float(value):
-        return True
-    array = np.asarray(value)
-    if array.dtype.name == "bfloat16":
-        array = array.astype(np.float32)
-    return bool(np.all(np.isfinite(array)))
-
-
 def overflowed(inputs, outputs):
-    """The rule: all floating inputs finite, some output abnormal. Arguments are sequences of arrays."""
-    return any(abnormal(v) for v in outputs) and all(finite(v) for v in inputs)
+    """The rule: some output abnormal while no input was. Arguments are sequences of arrays.
+
+    An input already at float16's limit or beyond (a value saturated to 65504 upstream) is not normal either:
+    the op reading it inherits the overflow, it did not cause it.
+    """
+    return any(abnormal(v) for v in outputs) and not any(abnormal(v) for v in inputs)
