@@ -22,7 +22,7 @@ The command line is parsed before TensorFlow is imported (this module imports on
 --help, --version and a mistyped script name answer at once. The `npu-run` console script enters through the
 top-level module `npu_run`, which keeps `import npu_bridge` from activating the emulation (and importing
 TensorFlow) before the arguments are read; `run_script` activates it. Launcher options reach the emulation
-through environment variables (NPU_BRIDGE_STRICT), so launchers that are not ours can
+through environment variables (NPU_BRIDGE_REPORT_DIR, NPU_BRIDGE_STRICT), so launchers that are not ours can
 set the same.
 """
 import argparse
@@ -35,11 +35,12 @@ import sys
 import sysconfig
 import types
 
-from npu_bridge.settings import STRICT_ENV
+from npu_bridge.settings import REPORT_DIR_ENV, STRICT_ENV
 
 PROG = "npu-run"
 ENVIRONMENT_HELP = f"""\
 environment variables:
+  {REPORT_DIR_ENV}=DIR   as --report-dir, for scripts started by another launcher
   {STRICT_ENV}=1         as --strict
   NPU_BRIDGE_SOC=NAME            soc when the config sets no soc_config (default ascend910)
   ASCEND_OPP_PATH=DIR            operator library to use instead of the built-in one
@@ -202,6 +203,9 @@ def build_parser():
                     "NPU's mixed precision emulated.",
         epilog=ENVIRONMENT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_package_version()}")
+    parser.add_argument("--report-dir", metavar="DIR",
+                        help="write the per-op precision report of every emulated graph and a run record (options, "
+                             "versions, loss curve) to DIR, for `npu-report diff` (env " + REPORT_DIR_ENV + ")")
     parser.add_argument("--strict", action="store_true",
                         help="turn every configuration warning into an error: the script stops with exit status 1 "
                              f"(env {STRICT_ENV}=1)")
@@ -229,6 +233,8 @@ def main(argv=None):
     if not os.path.isfile(args.script):
         print(f"{PROG}: can't open file {args.script!r}: [Errno 2] No such file or directory", file=sys.stderr)
         return 2
+    if args.report_dir:
+        os.environ[REPORT_DIR_ENV] = os.path.abspath(args.report_dir)
     if args.strict:
         os.environ[STRICT_ENV] = "1"
     return run_script(args.script, args.args)

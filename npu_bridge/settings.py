@@ -1,5 +1,7 @@
 """What the environment asks of the emulation, applied when it is activated (npu_bridge.activate).
 
+- NPU_BRIDGE_REPORT_DIR=DIR: write CI artifacts (npu_bridge.artifacts) for every emulated graph this process runs.
+  `npu-run --report-dir DIR` sets it; launchers that are not ours (a shell script, a test runner) set it directly.
 - NPU_BRIDGE_STRICT=1: configuration warnings are errors (core.options.config_warning reads it at each warning).
 - `-W` / PYTHONWARNINGS entries naming npu_bridge.NpuConfigWarning: CPython resolves those categories before
   site-packages is importable, so it drops them with "Invalid -W option ignored"; they are applied here instead,
@@ -7,25 +9,26 @@
 
 This module imports only the standard library: the launcher reads the names below before TensorFlow loads.
 """
+import os
 import sys
 import warnings
 
 from npu_bridge.core.errors import STRICT_ENV, NpuConfigWarning
 
+REPORT_DIR_ENV = "NPU_BRIDGE_REPORT_DIR"
 WARNING_CATEGORY_NAMES = ("npu_bridge.NpuConfigWarning", "npu_bridge.core.errors.NpuConfigWarning")
 
-__all__ = ["STRICT_ENV", "apply_environment"]
-
-_applied = False
+__all__ = ["REPORT_DIR_ENV", "STRICT_ENV", "apply_environment"]
 
 
 def apply_environment():
-    """Apply the environment's requests once per process."""
-    global _applied
-    if _applied:
-        return
-    _applied = True
+    """Apply the environment's requests; idempotent, so the launcher calls it again after setting its variables."""
     apply_warning_options(sys.warnoptions)
+    report_dir = os.environ.get(REPORT_DIR_ENV)
+    if report_dir:
+        from npu_bridge import artifacts
+
+        artifacts.start(report_dir)
 
 
 def apply_warning_options(options):

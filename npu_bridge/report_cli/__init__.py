@@ -3,6 +3,7 @@
     npu-report model.pb --precision-mode-v2 mixed_float16            # summary + one row per op
     npu-report graph.meta --precision-mode-v2 mixed_float16 --op dense/MatMul
     npu-report graph.pbtxt --compare-mode mixed_float16                # what mixed_float16 changes vs the default
+    npu-report diff ci/baseline out/                                   # the CI gate on two --report-dir runs
 
 Users hunting an accuracy problem need to see, before they have hardware, what a precision setting does to each
 op and why. The answer comes from the same pieces a session uses: options_from_parameter_map (so every config
@@ -11,13 +12,15 @@ file and prints the Report.
 """
 import argparse
 import difflib
+import os
 import sys
 import warnings
 from pathlib import Path
 
 import tensorflow as tf
 
-from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning, PrecisionPassError
+from npu_bridge.artifacts import diff as artifact_diff
+from npu_bridge.core.errors import STRICT_ENV, NpuConfigError, NpuConfigWarning, PrecisionPassError
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.options import PRECISION_MODE_V2_VALUES, PRECISION_MODE_VALUES, options_from_parameter_map
 from npu_bridge.core.precision import rewrite
@@ -116,7 +119,8 @@ def _report(args, out):
 
 def _build_parser():
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Per-op Ascend precision report of a TensorFlow graph (GraphDef .pb/.pbtxt or "
+        prog=PROG, epilog="npu-report diff BASE NEW compares two runs' artifacts (see npu-report diff --help).",
+        description="Per-op Ascend precision report of a TensorFlow graph (GraphDef .pb/.pbtxt or "
                                "MetaGraphDef .meta), computed by the same pass an emulated NPU session runs.")
     parser.add_argument("graph", metavar="GRAPH")
     parser.add_argument("--precision-mode", help="v1 value, e.g. allow_mix_precision, allow_fp32_to_fp16")
@@ -134,6 +138,8 @@ def _build_parser():
     parser.add_argument("--op", dest="ops", action="extend", nargs="+", metavar="NAME",
                         help="explain these ops in full instead of printing the table (with --compare-mode: "
                              "and their decision in the other mode)")
+    parser.add_argument("--strict", action="store_true",
+                        help="configuration warnings are errors (exit 2), as with NPU_BRIDGE_STRICT=1")
     parser.add_argument("--compare-mode", metavar="MODE",
                         help="run again with this precision mode (v2 value, or a v1-only one such as "
                              "allow_fp32_to_fp16) and list the ops whose decision differs")
@@ -151,15 +157,61 @@ def _print_warnings(caught):
             print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
 
 
+def _build_diff_parser():
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} diff", description="Compare two runs' artifacts (npu-run --report-dir folders, run.json or "
+        "report JSON files) op by op and by loss curve. Exit 0: no change; 1: a decision changed or a curve moved "
+        "beyond the tolerance; 2: unreadable input.",
+        epilog="Refresh a baseline by running the script again with --report-dir pointing at it and committing "
+               "the folder.")
+    parser.add_argument("base", metavar="BASE")
+    parser.add_argument("new", metavar="NEW")
+    parser.add_argument("--rtol", type=float, default=artifact_diff.DEFAULT_RTOL,
+                        help="relative loss-curve tolerance per step (default %(default)g)")
+    parser.add_argument("--atol", type=float, default=artifact_diff.DEFAULT_ATOL,
+                        help="absolute loss-curve tolerance per step (default %(default)g)")
+    parser.add_argument("--json", metavar="OUT", help="also write the comparison as JSON to OUT")
+    parser.add_argument("--junit", metavar="OUT", help="also write it as JUnit XML to OUT (for CI test reports)")
+    return parser
+
+
+def diff_main(argv):
+    """`npu-report diff BASE NEW`: 0 unchanged, 1 changed, 2 unreadable input or unwritable output."""
+    try:
+        args = _build_diff_parser().parse_args(argv)
+    except SystemExit as exit_request:
+        return exit_request.code
+    try:
+        diffs = artifact_diff.compare(artifact_diff.load(args.base), artifact_diff.load(args.new), args.rtol,
+                                      args.atol)
+        for path, text in ((args.json, artifact_diff.to_json), (args.junit, artifact_diff.to_junit)):
+            if path:
+                Path(path).write_text(text(diffs), encoding="utf-8")
+    except artifact_diff.ArtifactError as err:
+        print(f"{PROG} diff: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"{PROG} diff: error: cannot write '{err.filename}': {err.strerror or err}", file=sys.stderr)
+        return 2
+    print(artifact_diff.render_text(diffs))
+    return 1 if any(d.failed for d in diffs) else 0
+
+
 def main(argv=None):
     """Entry point of `npu-report` and `python -m npu_bridge.report_cli`; returns the exit code.
 
     0: report printed; 1: the precision pass failed on this graph; 2: bad arguments or configuration.
+    `npu-report diff ...` is the artifacts comparison (diff_main).
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["diff"]:
+        return diff_main(argv[1:])
     try:
         args = _build_parser().parse_args(argv)
     except SystemExit as exit_request:
         return exit_request.code
+    if args.strict:
+        os.environ[STRICT_ENV] = "1"
     # Configuration warnings reach both TensorFlow's log and Python warnings; the CLI prints each once, itself.
     verbosity = tf.compat.v1.logging.get_verbosity()
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
