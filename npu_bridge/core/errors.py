@@ -19,6 +19,15 @@ class NpuConfigWarning(UserWarning):
     """
 
 
+def did_you_mean(names):
+    """" Did you mean 'a', 'b' or 'c'?" for up to three close matches, nearest first; "" for none."""
+    quoted = [f"'{name}'" for name in list(names)[:3]]
+    if not quoted:
+        return ""
+    listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+    return f" Did you mean {listed}?"
+
+
 def strict_mode():
     """Whether configuration warnings are errors: NPU_BRIDGE_STRICT set to anything but "" or "0" (npu-run
     --strict and npu-report --strict set it). Read at each warning, so it holds whenever it was set."""

@@ -13,7 +13,7 @@ mixlist "does nothing".
 import json
 from enum import Enum
 
-from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.errors import NpuConfigError, did_you_mean
 from npu_bridge.core.oplib import load_op_library
 from npu_bridge.core.options import config_warning
 from npu_bridge.core.tf_to_ir import ir_candidates, reachable_ir_types, renamed_tf_types
@@ -156,11 +156,11 @@ def _name_problem(where, name, library):
         return (f"{where}: IR type '{name}' is in the {library.soc} operator library, but no TensorFlow op becomes "
                 "it in the emulation (on the NPU it comes from a graph fusion pass over several ops, or from another "
                 "framework's parser, which npu_bridge does not reproduce), so this entry changes nothing here.")
-    closest = library.closest(name)
+    close = library.close_matches(name)
     hint = ""
-    if closest:
-        closest_note = _tf_name_note(closest, library)
-        hint = f" Did you mean '{closest}'?" + (f" ({closest_note})" if closest_note else "")
+    if close:
+        closest_note = _tf_name_note(close[0], library)
+        hint = did_you_mean(close) + (f" ({close[0]}: {closest_note})" if closest_note else "")
     return (f"{where}: op type '{name}' is not in the {library.soc} operator library, so this entry has no effect "
             f"(the real adapter ignores it silently).{hint}")
 
@@ -211,6 +211,9 @@ class PrecisionLists:
             current, origin = ListName.BLACK, "black-list.to-add"
         elif "white-list.to-add" in combo:
             current, origin = ListName.WHITE, "white-list.to-add"
+        elif "gray-list.to-add" in combo and origin is None and builtin is ListName.GRAY:
+            config_warning(f"modify_mixlist [{self.mixlist_path}]: gray-list.to-add of '{op_type}' has no effect: "
+                           f"it is already gray ({self._builtin_origin(op_type)}).")
         elif "gray-list.to-add" in combo and origin is None:
             config_warning(f"modify_mixlist [{self.mixlist_path}]: gray-list.to-add of '{op_type}' is accepted "
                            f"but has no effect on the real engine; it stays {builtin.value}. Use "

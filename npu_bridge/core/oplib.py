@@ -74,32 +74,44 @@ class OpLibrary:
             return True
         return _FLOAT_SPELLINGS.get(dtype, dtype) in declared
 
-    def closest(self, name):
-        """The known IR type nearest to name (case-insensitive, then edit distance), or None if none is close."""
+    def close_matches(self, name, limit=3):
+        """Up to `limit` known IR types near `name`, nearest first: a case-insensitive match alone, else by edit
+        distance (a swap of neighbouring letters is one edit: Tahn -> Tanh), ties going to the same letters
+        rearranged, then to the closer length. Empty when nothing is close."""
         if name in self.types:
-            return name
+            return [name]
         lowered = name.lower()
         if lowered in self._by_lower:
-            return self._by_lower[lowered]
+            return [self._by_lower[lowered]]
         budget = max(1, len(name) // 4)
-        best, best_distance = None, budget + 1
-        for candidate_lower, candidate in sorted(self._by_lower.items()):
-            if abs(len(candidate_lower) - len(lowered)) > budget:
+        scored = []
+        for candidate_lower, candidate in self._by_lower.items():
+            length_gap = abs(len(candidate_lower) - len(lowered))
+            if length_gap > budget:
                 continue
             distance = _edit_distance(lowered, candidate_lower)
-            if distance < best_distance:
-                best, best_distance = candidate, distance
-        return best
+            if distance <= budget:
+                scored.append((distance, sorted(candidate_lower) != sorted(lowered), length_gap, candidate))
+        return [candidate for *_, candidate in sorted(scored)[:limit]]
+
+    def closest(self, name):
+        """The known IR type nearest to name (see close_matches), or None if none is close."""
+        matches = self.close_matches(name, 1)
+        return matches[0] if matches else None
 
 
 def _edit_distance(a, b):
-    previous = list(range(len(b) + 1))
+    """Edits (insert, delete, replace, swap of neighbours) turning a into b."""
+    rows = [list(range(len(b) + 1))]
     for i, char_a in enumerate(a, 1):
         current = [i]
         for j, char_b in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
-        previous = current
-    return previous[-1]
+            cost = min(rows[-1][j] + 1, current[j - 1] + 1, rows[-1][j - 1] + (char_a != char_b))
+            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                cost = min(cost, rows[-2][j - 2] + 1)
+            current.append(cost)
+        rows.append(current)
+    return rows[-1][-1]
 
 
 def _flag_of(ir_type, entry, source):

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import tensorflow as tf
 
 from npu_bridge.core.adapter_checks import READ_ONLY_THROUGH_FIELD, TYPE_CHECKED, check_adapter_values, type_error
-from npu_bridge.core.errors import STRICT_ENV, NpuConfigError, NpuConfigWarning, strict_mode
+from npu_bridge.core.errors import STRICT_ENV, NpuConfigError, NpuConfigWarning, did_you_mean, strict_mode
 from npu_bridge.core.soc import KEEP_ORIGIN_BY_DEFAULT, selected_soc, soc_info
 
 OPTIMIZER_NAME = "NpuOptimizer"
@@ -231,8 +231,8 @@ def _read_parameter_map(parameter_map):
         if expected is None:
             suggestible = [known for known in KNOWN_KEYS if known not in _IGNORED_KEYS]
             nearest = [_KEY_ALIASES[key]] if key in _KEY_ALIASES else \
-                difflib.get_close_matches(key, suggestible, n=1, cutoff=0.75)
-            hint = f" Did you mean '{nearest[0]}'?" if nearest else ""
+                difflib.get_close_matches(key, suggestible, n=3, cutoff=0.75)
+            hint = did_you_mean(nearest)
             config_warning(f"NpuOptimizer parameter_map key '{key}' is not an option the Ascend adapter reads; "
                            f"the real adapter ignores it silently, so it has no effect.{hint}")
             values[key] = _as_python(which, value) if which else None
@@ -272,7 +272,7 @@ def _allowed_list_error(key, value, allowed):
         # Never suggest a float16 mode for a bfloat16 spelling or the other way round ('bf16' is near 'fp16').
         nearest = [name for name in difflib.get_close_matches(value.lower(), allowed, n=3, cutoff=0.75)
                    if ("bf" in name) == ("bf" in value.lower())]
-        hint = f" Did you mean '{nearest[0]}'?" if nearest else ""
+        hint = did_you_mean(nearest)
     return NpuConfigError(f"NpuOptimizer: option {key} value '{value}' is invalid, it should be one of the "
                           f"list:[{listed}]{hint}")
 

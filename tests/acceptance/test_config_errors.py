@@ -111,7 +111,7 @@ def test_launcher_reports_a_bad_config_with_the_scripts_line_and_the_message(tmp
     stderr = result.stderr
     assert stderr.strip().splitlines()[-1].startswith("npu_bridge.core.errors.NpuConfigError: NpuOptimizer: option "
                                                      "precision_mode value 'allow_mix_precison' is invalid")
-    assert "Did you mean 'allow_mix_precision'?" in stderr
+    assert "Did you mean 'allow_mix_precision'" in stderr
     assert f'File "{tmp_path / "train.py"}", line 9' in stderr
     assert CORE_DIR not in stderr
 

@@ -144,6 +144,25 @@ def test_gray_add_is_accepted_but_changes_nothing(tmp_path):
     assert lists.list_of("MatMulV2") is ListName.WHITE
 
 
+def test_gray_add_of_an_op_already_gray_says_so(tmp_path, library):
+    gray = next(name for name in sorted(library.types) if library.precision_reduce(name) is None)
+    path = write(tmp_path, {"gray-list": {"to-add": [gray]}})
+    with pytest.warns(NpuConfigWarning) as record:
+        lists = lists_for(path)
+    message = str(record[0].message)
+    assert f"gray-list.to-add of '{gray}' has no effect: it is already gray" in message
+    assert "to-remove" not in message
+    assert lists.list_of(gray) is ListName.GRAY
+
+
+def test_a_swapped_pair_of_letters_suggests_up_to_three_types_nearest_first(tmp_path, library):
+    path = write(tmp_path, {"black-list": {"to-add": ["Tahn"]}})
+    with pytest.warns(NpuConfigWarning) as record:
+        load_mixlist(path, library)
+    assert "Did you mean 'Tanh'" in str(record[0].message)
+    assert library.close_matches("Tahn")[0] == "Tanh" and len(library.close_matches("Tahn")) <= 3
+
+
 def test_gray_add_with_white_remove_is_gray(tmp_path):
     path = write(tmp_path, {"gray-list": {"to-add": ["MatMulV2"]}, "white-list": {"to-remove": ["MatMulV2"]}})
     assert lists_for(path).list_of("MatMulV2") is ListName.GRAY

@@ -122,6 +122,12 @@ class Report:
         return (f"NpuOptimizer {self.mode_name}: {self.n_reduced}/{self.n_ops} ops reduced to "
                 f"{self.reduced_dtype}, {self.n_casts} casts, {overflow}")
 
+    def __repr__(self):
+        """What `print(last_report(sess))` shows: the summary, the soc, and where to look next."""
+        warned = f", {len(self.warnings)} warnings" if self.warnings else ""
+        return (f"<Report {self.summary()} on {self.soc}{warned}; .table() lists the ops, .explain(name) walks one "
+                f"op's decision back, .to_json() has everything>")
+
     def table(self, everything=False):
         """One line per op with float work (every op if `everything`): name, types, list, decision, reason."""
         rows = [r for r in self.records if everything or r.decision != "unchanged"]
