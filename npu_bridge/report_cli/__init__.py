@@ -114,7 +114,7 @@ def _report(args, out):
     elif other is not None:
         print_comparison(report, other, note, args, graph_def, out)
     else:
-        print_table(report, args, out)
+        print_table(report, args, out, graph_def)
 
 
 def _build_parser():
@@ -134,7 +134,10 @@ def _build_parser():
     parser.add_argument("--list", dest="lists", action="append", choices=("white", "black", "gray"),
                         help="only ops of this list (repeatable)")
     parser.add_argument("--reduced-only", action="store_true", help="only ops computed in the reduced dtype")
-    parser.add_argument("--all", action="store_true", help="also ops with no float work (sources, state, ints)")
+    parser.add_argument("--all", action="store_true",
+                        help="also ops with no float work (sources, state, ints) and run-once initializer ops")
+    parser.add_argument("--wide", action="store_true",
+                        help="one line per op, names and reasons in full (default: fit 120 columns)")
     parser.add_argument("--op", dest="ops", action="extend", nargs="+", metavar="NAME",
                         help="explain these ops in full instead of printing the table (with --compare-mode: "
                              "and their decision in the other mode)")

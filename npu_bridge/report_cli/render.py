@@ -3,6 +3,8 @@
 Everything printed comes from the Report (OpRecord fields), the PrecisionLists that produced it (where a list
 came from) and the two GraphDefs (producers of an op, the Casts it caused); nothing here decides precision.
 """
+import textwrap
+
 import tensorflow as tf
 
 from npu_bridge.core.options import PrecisionMode
@@ -10,6 +12,8 @@ from npu_bridge.core.precision.saturation import clamped_source
 from npu_bridge.core.tf_to_ir import is_cube
 
 COLUMNS = ("op", "TF type", "IR type", "list", "decision", "casts", "reason")
+DEFAULT_WIDTH = 120                     # columns of the default view; --wide prints each row on one line
+_COLUMN_CAPS = {0: 40, 1: 24, 2: 24}    # widest op name / type columns in the default view
 MIXED_MODES = (PrecisionMode.MIXED_FP16, PrecisionMode.MIXED_BF16)
 
 
@@ -36,11 +40,52 @@ def _graph_dtypes(graph_def):
     return found
 
 
-def _format_rows(header, rows):
-    """Aligned columns; the last one (a reason) is left ragged so a long sentence stays on one greppable line."""
+def _format_rows(header, rows, width=None):
+    """Aligned columns. Without `width` (--wide) each row is one greppable line, the last column (a reason) left
+    ragged. With it (the default view) names longer than their column are shortened from the left and the reason
+    goes on indented lines below its row, wrapped, so that every line fits `width`."""
     cells = [header, *rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header) - 1)]
-    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in cells]
+    if width:
+        widths = [min(w, _COLUMN_CAPS.get(i, w)) for i, w in enumerate(widths)]
+    lines = []
+    for index, row in enumerate(cells):
+        lead = "  ".join(_shortened(cell, w).ljust(w) for cell, w in zip(row, widths))
+        if not width:
+            lines.append(f"{lead}  {row[-1]}")
+        elif index == 0:
+            lines.extend([lead.rstrip(), f"    {row[-1]}"])
+        else:
+            lines.append(lead.rstrip())
+            lines.extend(textwrap.wrap(row[-1], width, initial_indent="    ", subsequent_indent="    "))
+    return lines
+
+
+def _shortened(cell, width):
+    """The cell, or its end after "..." when longer than width (an op's own name is at the end of its path)."""
+    return cell if len(cell) <= width else "..." + cell[len(cell) - width + 3:]
+
+
+def run_once_ops(graph_def):
+    """Names of ops that only compute variables' initial values (they run once, at initialization): nodes in an
+    "Initializer" name scope, and nodes whose every consumer is one of those or a variable's initializing
+    "<variable>/Assign". The default table hides them: they are not what a training step computes."""
+    consumers = {}
+    for node in graph_def.node:
+        for tensor in node.input:
+            consumers.setdefault(tensor.lstrip("^").split(":")[0], []).append(node.name)
+    found = {node.name for node in graph_def.node if "Initializer" in node.name.split("/")[:-1] or
+             (node.op in ("Assign", "AssignVariableOp") and node.input and
+              node.name == node.input[0].split(":")[0] + "/Assign")}
+    grew = True
+    while grew:
+        grew = False
+        for node in graph_def.node:
+            users = consumers.get(node.name)
+            if node.name not in found and users and all(user in found for user in users):
+                found.add(node.name)
+                grew = True
+    return found
 
 
 def _decision_cell(record):
@@ -52,13 +97,19 @@ def _footnote(records, out):
         print("* computed in float32 between casts that round to the decided dtype", file=out)
 
 
-def print_table(report, args, out):
+def print_table(report, args, out, graph_def=None):
     rows = [r for r in report.records if selected(r, report, args)]
-    print(f"{len(rows)} of {report.n_ops} ops shown", file=out)
+    hidden = 0
+    if graph_def is not None and not args.all:
+        run_once = run_once_ops(graph_def)
+        hidden = sum(1 for r in rows if r.name in run_once)
+        rows = [r for r in rows if r.name not in run_once]
+    note = f" ({hidden} run-once initializer ops hidden; --all shows them)" if hidden else ""
+    print(f"{len(rows)} of {report.n_ops} ops shown{note}", file=out)
     if not rows:
         return
     cells = [(r.name, r.tf_type, r.ir_type, r.list, _decision_cell(r), str(len(r.casts)), r.reason) for r in rows]
-    print("\n".join(_format_rows(COLUMNS, cells)), file=out)
+    print("\n".join(_format_rows(COLUMNS, cells, None if args.wide else DEFAULT_WIDTH)), file=out)
     _footnote(rows, out)
 
 
@@ -132,5 +183,5 @@ def print_comparison(report, other, note, args, graph_def, out):
         return
     header = ("op", "IR type", "list", report.mode_name, other.mode_name, f"reason under {other.mode_name}")
     cells = [(a.name, a.ir_type, a.list, _decision_cell(a), _decision_cell(b), b.reason) for a, b in rows]
-    print("\n".join(_format_rows(header, cells)), file=out)
+    print("\n".join(_format_rows(header, cells, None if args.wide else DEFAULT_WIDTH)), file=out)
     _footnote([r for pair in rows for r in pair], out)

@@ -18,6 +18,7 @@ from npu_bridge.core.oplib import BUILTIN_ROOT
 from npu_bridge.core.options import options_from_parameter_map
 from npu_bridge.core.precision import rewrite
 from npu_bridge.report_cli import main
+from npu_bridge.report_cli.render import run_once_ops
 
 V1 = tf.compat.v1
 
@@ -59,8 +60,9 @@ def files(tmp_path_factory):
             "mixlist": str(mixlist)}
 
 
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
+def run(capsys, *argv, wide=True):
+    """npu-report with argv; --wide (one line per op, full names) unless wide=False asks for the default view."""
+    code = main([str(a) for a in argv] + (["--wide"] if wide else []))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -73,17 +75,27 @@ def table_rows(out):
     """{op name: [TF type, IR type, list, decision, casts, reason]} of the printed table."""
     lines = out.splitlines()
     header = lines.index(next(line for line in lines if line.startswith("op ")))
+    header_cells = re.split(r" {2,}", lines[header])
     rows = {}
     for line in lines[header + 1:]:
         if line.startswith("* "):
             break
-        cells = re.split(r" {2,}", line, maxsplit=6)
-        rows[cells[0]] = cells[1:]
+        if line.startswith(" "):            # default view: the reason on lines below its row (and the header's)
+            if not rows:
+                continue
+            if len(rows[name]) == len(header_cells) - 1:
+                rows[name].append(line.strip())
+            else:
+                rows[name][-1] += " " + line.strip()
+            continue
+        cells = re.split(r" {2,}", line.rstrip(), maxsplit=len(header_cells) - 1)
+        name = cells[0]
+        rows[name] = cells[1:]
     return rows
 
 
 def test_table_shows_the_sessions_decisions(files, capsys):
-    code, out, err = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16")
+    code, out, err = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16", wide=False)
     assert code == 0 and "Traceback" not in err
     report = expected_report(files["graph_def"], {"precision_mode_v2": "mixed_float16"})
     assert out.splitlines()[0] == report.summary()
@@ -96,10 +108,24 @@ def test_table_shows_the_sessions_decisions(files, capsys):
     assert "follows its float16 producer 'bias1'" in rows["hidden"][5]
     assert rows["loss"][:4] == ["Mean", "ReduceMeanD", "black", "float32"]
     assert "x" not in rows and "w1/Assign" not in rows      # no float work: shown only with --all
-    shown = [r for r in report.records if r.decision != "unchanged"]
-    assert set(rows) == {r.name for r in shown}
-    assert f"{len(shown)} of {report.n_ops} ops shown" in out
+    run_once = run_once_ops(files["graph_def"])
+    assert "w1/Initializer/random_uniform/mul" in run_once and "mm1" not in run_once
+    shown = [r for r in report.records if r.decision != "unchanged" and r.name not in run_once]
+    # Names longer than the default view's 40-column op field are shortened from the left.
+    assert set(rows) == {r.name if len(r.name) <= 40 else "..." + r.name[-37:] for r in shown}
+    hidden = sum(1 for r in report.records if r.decision != "unchanged" and r.name in run_once)
+    assert f"{len(shown)} of {report.n_ops} ops shown ({hidden} run-once initializer ops hidden" in out
     assert "* computed in float32 between casts" in out
+    assert max(len(line) for line in out.splitlines()) <= 120
+
+
+def test_wide_view_puts_each_op_on_one_line_and_all_shows_initializers(files, capsys):
+    _, default, _ = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16", wide=False)
+    _, wide, _ = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16")
+    assert table_rows(wide)["hidden"] == table_rows(default)["hidden"]
+    assert len(wide.splitlines()) < len(default.splitlines()) and max(len(line) for line in wide.splitlines()) > 120
+    _, everything, _ = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16", "--all")
+    assert "w1/Initializer/random_uniform/mul" in table_rows(everything)
 
 
 @pytest.mark.parametrize("form", ["pbtxt", "meta", "text_meta", "text_named_pb"])
@@ -293,7 +319,7 @@ def test_python_dash_m_runs_the_cli(files, tmp_path):
     out_path = tmp_path / "r.json"
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     done = subprocess.run([sys.executable, "-m", "npu_bridge.report_cli", files["meta"], "--precision-mode-v2",
-                           "mixed_float16", "--reduced-only", "--json", str(out_path)],
+                           "mixed_float16", "--reduced-only", "--wide", "--json", str(out_path)],
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     report = expected_report(files["graph_def"], {"precision_mode_v2": "mixed_float16"})

@@ -121,3 +121,9 @@ def test_constants_the_reduced_dtype_destroys_are_reported_where_they_are_read()
     assert json.loads(report.to_json())["warnings"] == list(report.warnings)
     bf16 = rewrite(build(fn), mode("mixed_bfloat16", soc="Ascend910B3")).report
     assert bf16.warnings == ()          # bfloat16 keeps float32's range
+
+
+def test_repr_shows_the_summary_not_an_address():
+    report = rewrite(build(_net), mode("mixed_float16")).report
+    text = repr(report)
+    assert report.summary() in text and "ascend910" in text and " at 0x" not in text and str(report) == text
