@@ -40,11 +40,11 @@ from npu_bridge.settings import REPORT_DIR_ENV, STRICT_ENV
 PROG = "npu-run"
 ENVIRONMENT_HELP = f"""\
 environment variables:
-  {REPORT_DIR_ENV}=DIR   as --report-dir, for scripts started by another launcher
-  {STRICT_ENV}=1         as --strict
-  NPU_BRIDGE_SOC=NAME            soc when the config sets no soc_config (default ascend910)
-  ASCEND_OPP_PATH=DIR            operator library to use instead of the built-in one
-  TF_CPP_MIN_LOG_LEVEL=2         quiet TensorFlow's own C++ INFO/WARNING lines
+  {REPORT_DIR_ENV}=DIR  as --report-dir, for scripts started by another launcher
+  {STRICT_ENV}=1        as --strict
+  NPU_BRIDGE_SOC=NAME        soc when the config sets no soc_config (default ascend910)
+  ASCEND_OPP_PATH=DIR        operator library to use instead of the built-in one
+  TF_CPP_MIN_LOG_LEVEL=2     quiet TensorFlow's own C++ INFO and WARNING lines
 
 exit status: the script's own; 1 for an uncaught exception (a configuration warning under --strict included),
 130 for Ctrl-C, 2 for a bad command line or a missing script.

@@ -213,11 +213,12 @@ def main(argv=None):
         args = _build_parser().parse_args(argv)
     except SystemExit as exit_request:
         return exit_request.code
-    if args.strict:
-        os.environ[STRICT_ENV] = "1"
-    # Configuration warnings reach both TensorFlow's log and Python warnings; the CLI prints each once, itself.
+    # The pass logs its summary through TensorFlow's logger; the CLI prints it (and each warning once) itself.
     verbosity = tf.compat.v1.logging.get_verbosity()
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
+    strict_before = os.environ.get(STRICT_ENV)
+    if args.strict:
+        os.environ[STRICT_ENV] = "1"       # restored below: main() is also called in-process (tests, tools)
     code = 0
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -232,5 +233,9 @@ def main(argv=None):
                 code = 1
     finally:
         tf.compat.v1.logging.set_verbosity(verbosity)
+        if strict_before is None:
+            os.environ.pop(STRICT_ENV, None)
+        else:
+            os.environ[STRICT_ENV] = strict_before
     _print_warnings(caught)
     return code

@@ -362,3 +362,14 @@ def test_op_with_compare_mode_shows_the_other_modes_decision(files, capsys):
     assert "decision  float32" in out
     assert "compare   under mixed_float16: float16. gray list (built-in ascend910: no precision_reduce (gray)): " \
            "follows its float16 producer 'bias1'" in out
+
+
+def test_strict_turns_a_misspelt_mixlist_op_into_an_error(files, capsys, tmp_path):
+    mixlist = tmp_path / "misspelt.json"
+    mixlist.write_text(json.dumps({"black-list": {"to-add": ["MatMu1V2"]}}))
+    code, _, err = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16", "--modify-mixlist", mixlist)
+    assert code == 0 and "warning:" in err and "MatMu1V2" in err
+    code, out, err = run(capsys, files["pb"], "--precision-mode-v2", "mixed_float16", "--modify-mixlist", mixlist,
+                         "--strict")
+    assert code == 2 and out == "" and "error:" in err and "Did you mean 'MatMulV2'" in err and "strict mode" in err
+    assert "NPU_BRIDGE_STRICT" not in os.environ

@@ -46,7 +46,9 @@ def load_iteration_per_loop_var(sess, iterations_per_loop):
     _check_iterations(iterations_per_loop)
     for iteration_op in sess.graph.get_collection(_ITERATION_OPS):
         iteration_op._set_attr(ITERATIONS_PER_LOOP_ATTR, attr_value_pb2.AttrValue(i=iterations_per_loop))
-    _iterations_var(sess.graph).load(iterations_per_loop, sess)
+    # What Variable.load does, without its deprecation warning and without adding an op to the graph.
+    initializer = _iterations_var(sess.graph).initializer
+    sess.run(initializer, {initializer.inputs[1]: iterations_per_loop})
 
 
 def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
