@@ -3,7 +3,8 @@
 Importing any module of the package activates the emulated NPU session: from then on tf.compat.v1 sessions whose
 ConfigProto holds the `NpuOptimizer` custom optimizer run through the precision pass. The one exception is the
 `npu-run` console script (the top-level module `npu_run`), which reads its command line before TensorFlow is
-imported and activates the emulation just before it runs the script.
+imported and activates the emulation just before it runs the script. In a multi-rank job (RANK_SIZE > 1) every
+session runs on this rank's TensorFlow server, where HCCL collectives reach the other ranks.
 """
 import sys
 
@@ -15,9 +16,12 @@ __all__ = ["activate", "NpuConfigError", "NpuConfigWarning", "PrecisionPassError
 def activate():
     """Switch the emulation on (idempotent), with what the environment asks for (see npu_bridge.settings)."""
     from npu_bridge import settings
+    from npu_bridge.distributed.cluster import SessionEnvironment
     from npu_bridge.runtime import activate as activate_runtime
+    from npu_bridge.runtime.activation import set_session_environment
 
     activate_runtime()
+    set_session_environment(SessionEnvironment())
     settings.apply_environment()
 
 

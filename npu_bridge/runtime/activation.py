@@ -11,6 +11,7 @@ their own call and one clear message naming the key and value, not the package's
 import threading
 
 from tensorflow.python.client import session as tf_session
+from tensorflow.python.framework import errors
 
 from npu_bridge.core.errors import NpuConfigError, PrecisionPassError
 from npu_bridge.core.options import options_from_config
@@ -19,6 +20,19 @@ from npu_bridge.runtime.emulated import EmulatedSession
 _lock = threading.Lock()
 _originals = {}
 _USER_FACING_ERRORS = (NpuConfigError, PrecisionPassError)
+_environment = None
+
+
+def set_session_environment(environment):
+    """Install the one object that places sessions in a larger job (npu_bridge.distributed.cluster).
+
+    `environment.session_settings(target, config) -> (target, config)` is asked before every session is created,
+    plain or emulated (an emulated session's inner session gets the same target and config);
+    `environment.explain(op_error) -> OpError | None` may replace the error of a failed run with one that says
+    more (which rank of a multi-rank job is gone). None removes it.
+    """
+    global _environment
+    _environment = environment
 
 
 def activate():
@@ -41,6 +55,11 @@ def activate():
 
 
 def _init(self, target="", graph=None, config=None):
+    try:
+        if _environment is not None:
+            target, config = _environment.session_settings(target, config)
+    except _USER_FACING_ERRORS as error:
+        raise error.with_traceback(None) from None
     _originals["__init__"](self, target, graph, config)
     try:
         options = options_from_config(config) if config is not None else None
@@ -56,12 +75,17 @@ def _init(self, target="", graph=None, config=None):
 
 def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):
     emulation = self._npu_emulation
-    if emulation is None:
-        return _originals["run"](self, fetches, feed_dict, options, run_metadata)
     try:
+        if emulation is None:
+            return _originals["run"](self, fetches, feed_dict, options, run_metadata)
         return emulation.run(fetches, feed_dict, options, run_metadata)
     except _USER_FACING_ERRORS as error:
         raise error.with_traceback(None) from None
+    except errors.OpError as error:
+        explained = _environment.explain(error) if _environment is not None else None
+        if explained is None:
+            raise
+        raise explained from None
 
 
 def _make_callable(self, fetches, feed_list=None, accept_options=False):
