@@ -32,6 +32,7 @@ from npu_bridge.estimator.npu.npu_loss_scale_manager import (
     FixedLossScaleManager,
 )
 from npu_bridge.estimator.npu.npu_loss_scale_optimizer import NPULossScaleOptimizer
+from npu_bridge.estimator.npu.npu_optimizer import allreduce as _average_over_ranks
 from npu_bridge.estimator.npu.npu_optimizer import (
     KerasDistributeOptimizer,
     NPUDistributedOptimizer,
@@ -39,7 +40,6 @@ from npu_bridge.estimator.npu.npu_optimizer import (
     npu_distributed_optimizer_wrapper,
 )
 from npu_bridge.hccl import get_local_rank_id, get_local_rank_size, get_rank_id, get_rank_size, hccl_ops
-from npu_bridge.hccl import check_single_rank as _check_single_rank
 from npu_bridge.hccl.rank import (
     create_group,
     destroy_group,
@@ -104,24 +104,24 @@ def npu_run_config_init(run_config=None):
 
 
 def npu_hooks_append(hooks_list=()):
-    """`hooks_list` plus the hook that broadcasts rank 0's variables (nothing to send on one rank). Like the real
-    helper it appends to a list it is given (a script may keep using its own list) and starts a new one otherwise."""
+    """`hooks_list` plus the hook that broadcasts rank 0's variables. Like the real helper it appends to a list it
+    is given (a script may keep using its own list) and starts a new one otherwise."""
     hooks = hooks_list if isinstance(hooks_list, list) else []
     hooks.append(NPUBroadcastGlobalVariablesHook(0, get_rank_id()))
     return hooks
 
 
 def npu_callbacks_append(callbacks_list=()):
-    """`callbacks_list` as a list. The real helper appends a callback broadcasting rank 0's variables, which has
-    nothing to send on one rank, so nothing is appended."""
-    _check_single_rank("npu_callbacks_append")
-    return list(callbacks_list) if isinstance(callbacks_list, (list, tuple)) else []
+    """`callbacks_list` as a list, plus the callback broadcasting rank 0's variables when there are several ranks
+    (on one rank it would have nothing to send, so nothing is appended)."""
+    callbacks = list(callbacks_list) if isinstance(callbacks_list, (list, tuple)) else []
+    if get_rank_size() > 1:
+        callbacks.append(NPUBroadcastGlobalVariablesCallback(0))
+    return callbacks
 
 
 def npu_keras_optimizer(opt):
-    """The migration tool's wrapper for Keras optimizers: KerasDistributeOptimizer(opt), `opt` itself on one
-    rank."""
-    _check_single_rank("npu_keras_optimizer")
+    """The migration tool's wrapper for Keras optimizers: KerasDistributeOptimizer(opt)."""
     return KerasDistributeOptimizer(opt)
 
 
@@ -145,15 +145,18 @@ def npu_clear_session(config=None):
 
 
 def npu_allreduce(values, sparse_as_dense=True):
-    """Average each gradient over the ranks (one rank: the gradients themselves, sparse ones made dense when
-    `sparse_as_dense`, as the real helper does before its allreduce)."""
-    _check_single_rank("npu_allreduce")
+    """Average each gradient over the ranks (sparse ones made dense first when `sparse_as_dense`, as the real
+    helper does before its allreduce); on one rank the gradients themselves."""
     reduced = []
     for value in values:
         if sparse_as_dense and isinstance(value, tf.IndexedSlices):
             value = tf.convert_to_tensor(value)
-        reduced.append(value if value is None or isinstance(value, tf.IndexedSlices)
-                       else tf.identity(value, name="npu_allreduce"))
+        if value is None or (get_rank_size() == 1 and isinstance(value, tf.IndexedSlices)):
+            reduced.append(value)
+        elif get_rank_size() == 1:
+            reduced.append(tf.identity(value, name="npu_allreduce"))
+        else:
+            reduced.append(_average_over_ranks(value))
     return reduced
 
 

@@ -1,1 +1,1 @@
-"""Group management of the CANN hccl package, answered for the single emulated rank."""
+"""Group management of the CANN hccl package (npu_bridge.hccl.rank)."""

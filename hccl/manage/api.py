@@ -1,4 +1,4 @@
-"""`hccl.manage.api` as real scripts import it; see npu_bridge.hccl.rank for the one-rank semantics."""
+"""`hccl.manage.api` as real scripts import it; see npu_bridge.hccl.rank."""
 from npu_bridge.hccl.rank import (  # noqa: F401
     create_group,
     destroy_group,

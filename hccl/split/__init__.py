@@ -1,1 +1,1 @@
-"""Gradient split strategies of the CANN hccl package, checked and kept for the single emulated rank."""
+"""Gradient split strategies of the CANN hccl package: checked, and a tuning knob with no effect here."""

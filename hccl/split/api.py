@@ -1,9 +1,9 @@
 """`hccl.split.api`: how the gradients of a step are cut into all-reduce segments (a tuning knob).
 
-On one rank there is no all-reduce, so the strategy changes nothing; the arguments are still checked as the
-real API checks them, so a list that would fail on the NPU fails here too.
+It decides how the NPU batches its transfers, not what they compute, so it changes nothing here; the arguments
+are still checked as the real API checks them, so a list that would fail on the NPU fails here too.
 """
-from npu_bridge.hccl.rank import WORLD_GROUP, check_group, check_single_rank
+from npu_bridge.hccl.rank import WORLD_GROUP, check_group
 
 _MAX_SEGMENTS = 8
 
@@ -20,7 +20,6 @@ def _check_list(values, what):
 
 def set_split_strategy_by_idx(idxList, group=WORLD_GROUP):
     """Cut the gradients after the given gradient indices (ascending, at most 8 segments)."""
-    check_single_rank("set_split_strategy_by_idx")
     check_group(group, "set_split_strategy_by_idx")
     _check_list(idxList, "set_split_strategy_by_idx")
     if any(later <= earlier for earlier, later in zip(idxList, idxList[1:])):
@@ -29,7 +28,6 @@ def set_split_strategy_by_idx(idxList, group=WORLD_GROUP):
 
 def set_split_strategy_by_size(dataSizeList, group=WORLD_GROUP):
     """Cut the gradients into segments of the given percentages of their total size (they must add up to 100)."""
-    check_single_rank("set_split_strategy_by_size")
     check_group(group, "set_split_strategy_by_size")
     _check_list(dataSizeList, "set_split_strategy_by_size")
     if sum(dataSizeList) != 100:

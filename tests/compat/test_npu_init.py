@@ -181,13 +181,14 @@ def test_rank_queries_answer_for_one_rank(monkeypatch):
 
 @pytest.mark.parametrize("call", [
     lambda: npu_init.get_rank_size(),
-    lambda: npu_init.NPUDistributedOptimizer(tf.compat.v1.train.GradientDescentOptimizer(0.1)),
+    lambda: npu_init.npu_distributed_optimizer_wrapper(tf.compat.v1.train.GradientDescentOptimizer(0.1)),
     lambda: npu_init.npu_hooks_append(),
     lambda: npu_init.hccl_ops.allreduce(tf.constant(1.0), "sum"),
 ])
-def test_multi_rank_jobs_are_refused_clearly(monkeypatch, call):
+def test_a_multi_rank_job_without_a_rank_table_is_refused_clearly(monkeypatch, call):
     monkeypatch.setenv("RANK_SIZE", "8")
-    with pytest.raises(NpuConfigError, match="RANK_SIZE=8.*single NPU"):
+    monkeypatch.delenv("RANK_TABLE_FILE", raising=False)
+    with pytest.raises(NpuConfigError, match="RANK_SIZE=8 but RANK_TABLE_FILE is not set"):
         call()
 
 

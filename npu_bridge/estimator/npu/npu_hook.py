@@ -1,17 +1,34 @@
-"""Session hooks of the real adapter for a one-rank job."""
+"""Session hooks of the real adapter."""
 import tensorflow.compat.v1 as tf
 
-from npu_bridge.hccl.rank import check_single_rank
+from npu_bridge.hccl import hccl_ops
+
+
+def broadcast_variables(variables, root_rank):
+    """One op assigning rank root_rank's value of every variable in `variables` to it on every rank."""
+    updates = []
+    for var in variables:
+        value = hccl_ops.broadcast([var], root_rank)[0]
+        updates.append(tf.assign(var, value))
+    return tf.group(*updates, name="NPUBroadcastGlobalVariables")
 
 
 class NPUBroadcastGlobalVariablesHook(tf.train.SessionRunHook):
-    """Broadcasts rank root_rank's initial variables to every rank; with one rank there is nothing to send."""
+    """Broadcasts rank root_rank's trainable variables to every rank once the session exists, as the real hook
+    does (so every rank starts from the same weights, initialized or restored); `index` is this rank's id."""
 
     def __init__(self, root_rank=None, index=None):
-        check_single_rank("NPUBroadcastGlobalVariablesHook")
         super().__init__()
         self.root_rank = root_rank
         self.index = index
+        self._broadcast = None
+
+    def begin(self):
+        if self._broadcast is None or self._broadcast.graph is not tf.get_default_graph():
+            self._broadcast = broadcast_variables(tf.trainable_variables(), self.root_rank or 0)
+
+    def after_create_session(self, session, coord):
+        session.run(self._broadcast)
 
 
 class NPUCheckpointSaverHook(tf.train.CheckpointSaverHook):

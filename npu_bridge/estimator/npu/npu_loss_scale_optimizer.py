@@ -11,13 +11,16 @@ or set_device_sat_mode(1)) a float16 overflow is inf, which reaches the gradient
 status register: `_float_status` is the emulation's reading of it, an Identity the precision pass wires to the
 overflow flags of the float16 results the gradients depend on (core/precision/saturation.py; False when run
 without the emulation). A large gradient computed in float32 overflows nothing, on the NPU or here.
+
+With is_distributed=True the overflow decision is shared, as the real optimizer all-reduces its float status:
+a step is skipped on every rank when any rank overflowed.
 """
 import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
 
 from npu_bridge.core.precision.saturation import STATUS_ATTR
-
-from npu_bridge.hccl.rank import check_single_rank
+from npu_bridge.hccl import hccl_ops
+from npu_bridge.hccl.rank import get_rank_size
 
 
 def _values(grad):
@@ -46,8 +49,6 @@ class NPULossScaleOptimizer(tf.train.Optimizer):
     def __init__(self, opt, loss_scale_manager, is_distributed=False):
         if not isinstance(opt, tf.train.Optimizer):
             raise ValueError(f"NPULossScaleOptimizer wraps a tf.compat.v1.train.Optimizer, got {type(opt).__name__}")
-        if is_distributed:
-            check_single_rank("NPULossScaleOptimizer(is_distributed=True)")
         super().__init__(use_locking=False, name="NPULossScaleOptimizer")
         self._opt = opt
         self._loss_scale_manager = loss_scale_manager
@@ -84,6 +85,8 @@ class NPULossScaleOptimizer(tf.train.Optimizer):
         grads = [g for g, _ in grads_and_vars if g is not None]
         if self._loss_scale_manager.enable_overflow_check:
             is_overall_finite = self._all_finite(grads)
+            if self._is_distributed and get_rank_size() > 1:
+                is_overall_finite = _finite_on_every_rank(is_overall_finite)
         else:
             is_overall_finite = tf.constant(True)
 
@@ -102,3 +105,9 @@ class NPULossScaleOptimizer(tf.train.Optimizer):
 
     def variables(self):
         return self._opt.variables()
+
+
+def _finite_on_every_rank(is_finite):
+    """True when no rank overflowed: the ranks' overflow flags summed over the ranks are 0."""
+    overflows = hccl_ops.allreduce(tf.cast(tf.logical_not(is_finite), tf.float32), "sum", fusion=0)
+    return tf.equal(overflows, 0.0, name="overflow_status_all_ranks")
