@@ -210,6 +210,9 @@ def build_parser():
                         help="turn every configuration warning into an error: the script stops with exit status 1 "
                              f"(env {STRICT_ENV}=1)")
     # Launch modes that start the script more than once (multi-rank) add their options here.
+    parser.add_argument("--ranks", type=int, metavar="N",
+                        help="run the script as N HCCL ranks on this machine, one process each, with RANK_SIZE, "
+                             "RANK_ID, DEVICE_ID and a generated RANK_TABLE_FILE (npu_bridge.distributed.launch)")
     parser.add_argument("script", help="the Python script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script as sys.argv[1:]")
     return parser
@@ -237,6 +240,10 @@ def main(argv=None):
         os.environ[REPORT_DIR_ENV] = os.path.abspath(args.report_dir)
     if args.strict:
         os.environ[STRICT_ENV] = "1"
+    if args.ranks is not None:
+        from npu_bridge.distributed.launch import run_ranks
+
+        return run_ranks(args.ranks, args.script, args.args)
     return run_script(args.script, args.args)
 
 

@@ -1,0 +1,77 @@
+"""A script the multi-rank tests run through `npu-run --ranks N` (or as N shells): prints `RESULT <json>`.
+
+    rank_job.py collectives      every hccl_ops collective on rank-seeded data
+    rank_job.py all              that, then a data-parallel MLP (NPUDistributedOptimizer, broadcast hook) on this
+                                 rank's shard, then mixed_float16 loss scaling whose overflows happen on rank 1 only
+    rank_job.py fail kill|raise  rank 1 dies (SIGKILL) or raises after the first all-reduce; rank 0 keeps reducing
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+from npu_bridge.npu_init import *  # noqa: F401,F403
+from npu_bridge.hccl import hccl_ops
+from hccl.manage.api import create_group, get_rank_id, get_rank_size
+
+import mlp_model
+
+rank, size = get_rank_id(), get_rank_size()
+
+
+def report(**values):
+    print("RESULT " + json.dumps(dict(values, rank=rank)), flush=True)
+
+
+def collectives():
+    x = np.random.RandomState(rank).uniform(-2, 2, (2 * size, 3)).astype(np.float32)
+    create_group("evens", len(range(0, size, 2)), list(range(0, size, 2)))
+    ops = {
+        "sum": hccl_ops.allreduce(x, "sum"), "prod": hccl_ops.allreduce(x, "prod"),
+        "max": hccl_ops.allreduce(x, "max", fusion=2, fusion_id=3), "min": hccl_ops.allreduce(x, "min", fusion=0),
+        "half": hccl_ops.allreduce(x.astype(np.float16), "sum"),
+        "gather": hccl_ops.allgather(x, size), "bcast": hccl_ops.broadcast([x], size - 1)[0],
+        "scatter": hccl_ops.reduce_scatter(x, "sum", size), "reduce": hccl_ops.reduce(x, "max", 0),
+    }
+    if rank % 2 == 0:
+        ops["evens"] = hccl_ops.allreduce(x, "sum", group="evens")
+    if rank == 0:
+        ops["send"] = hccl_ops.send(x * 10, 7, 1)
+    if rank == 1:
+        ops["received"] = hccl_ops.receive(x.shape, tf.float32, 7, 0)
+    with tf.Session(config=npu_config_proto()) as sess:
+        values = sess.run(ops)
+    report(dtypes={k: str(v.dtype) for k, v in values.items() if v is not None},
+           **{k: v.tolist() for k, v in values.items() if v is not None})
+
+
+def train():
+    images, labels = mlp_model.dataset(size)
+    shard = slice(rank * len(images) // size, (rank + 1) * len(images) // size)
+    weights = mlp_model.train(images[shard], labels[shard], rank_seed=rank, distributed=True)
+    scales, steps = mlp_model.train_loss_scaled(rank)
+    report(weights={k: v.tolist() for k, v in weights.items()}, loss_scales=scales, global_steps=steps)
+
+
+def fail(how):
+    total = hccl_ops.allreduce(tf.constant([1.0]), "sum")
+    with tf.Session() as sess:
+        report(total=sess.run(total).tolist(), at=time.time())
+        if rank == 1:
+            if how == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise RuntimeError("rank 1 fails on purpose")
+        for _ in range(10000):
+            sess.run(total)
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode == "fail":
+        fail(sys.argv[2])
+    collectives()
+    if mode == "all":
+        train()
