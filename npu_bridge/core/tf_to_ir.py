@@ -65,6 +65,15 @@ _RENAMED = {
     "RefNextIteration": ("NextIteration",),
 }
 
+# HCCL collectives as npu_bridge.distributed builds them from TensorFlow's collective ops -> the HCCL IR type
+# (hccl_ops.reduce and reduce_scatter run as an all-reduce, send / receive as a two-rank broadcast).
+HCCL_IR_TYPES = {
+    "CollectiveReduceV2": "HcomAllReduce",
+    "CollectiveGatherV2": "HcomAllGather",
+    "CollectiveBcastSendV2": "HcomBroadcast",
+    "CollectiveBcastRecvV2": "HcomBroadcast",
+}
+
 # TF type -> IR base name whose "...D" variant exists for a constant axis/shape/paddings input.
 _CONST_INPUT_VARIANTS = {
     "Sum": "ReduceSum", "Mean": "ReduceMean", "Prod": "ReduceProd", "Max": "ReduceMax", "Min": "ReduceMin",
@@ -149,6 +158,8 @@ def ir_candidates(op_type, const_axis=False, *, is_training=False, relu_pair=Fal
         base = _CONST_INPUT_VARIANTS[op_type]
         with_d = _D_NAME.get(base, base + "D")
         return (with_d, base) if const_axis else (base, with_d)
+    if op_type in HCCL_IR_TYPES:
+        return (HCCL_IR_TYPES[op_type],)
     return _RENAMED.get(op_type, (op_type,))
 
 

@@ -15,6 +15,7 @@ from npu_bridge.core.precision.rules import (
 from npu_bridge.core.precision.typeattrs import (
     DT_FLOAT, DTYPES_BY_NAME, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
 )
+from npu_bridge.core.tf_to_ir import HCCL_IR_TYPES
 
 MARKER = "_npu_bridge"               # on every node the pass added, retyped or emulated
 MARKER_OUT = "_npu_bridge_out"       # list(type): logical output dtypes of an emulated node
@@ -230,6 +231,8 @@ class Decider:
             return HOST
         if sig.is_call:
             return CALL
+        if op in HCCL_PLANS:
+            return HCCL_PLANS[op]
         if sig.has_state or op.startswith(STATE_PREFIXES):
             return STATE
         if sig.has_variant:
@@ -442,6 +445,14 @@ STATE = _fixed("state", "stateful op or ref/resource ports (variables, updates, 
 # with a variant handle is retyped: its float ports keep their dtype and Casts meet them there, as for state.
 CONTAINER = _fixed("state", "tensor list, optional or dataset op (variant handle): the container fixes its element "
                             "dtype, so it is never retyped")
+# HCCL collectives run in HCCL's kernel library, not the AI Core one the precision lists speak of: the precision
+# mode never picks their dtype, they keep the one the graph gives them (a float16 all-reduce stays float16) and
+# Casts meet them where a neighbour was retyped.
+HCCL_PLANS = {}
+for _tf_type, _ir_type in HCCL_IR_TYPES.items():
+    HCCL_PLANS[_tf_type] = NodePlan("unchanged", "HCCL collective (HCCL kernel library, outside the AI Core lists): "
+                                                 "keeps the dtype the graph gives it; Casts meet it", "-", _ir_type)
+    HCCL_PLANS[_tf_type].marker = "state"
 NEUTRAL_MARKERS = frozenset({"none", "source", "state", "call"})    # plans whose outputs gray ops never follow
 
 
