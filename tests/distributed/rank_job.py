@@ -2,7 +2,8 @@
 
     rank_job.py collectives      every hccl_ops collective on rank-seeded data
     rank_job.py all              that, then a data-parallel MLP (NPUDistributedOptimizer, broadcast hook) on this
-                                 rank's shard, then mixed_float16 loss scaling whose overflows happen on rank 1 only
+                                 rank's shard, then mixed_float16 loss scaling whose overflows happen on rank 1 only,
+                                 then a Keras fit with npu_keras_optimizer and the broadcast callback
     rank_job.py fail kill|raise  rank 1 dies (SIGKILL) or raises after the first all-reduce; rank 0 keeps reducing
 """
 import json
@@ -56,6 +57,21 @@ def train():
     report(weights={k: v.tolist() for k, v in weights.items()}, loss_scales=scales, global_steps=steps)
 
 
+def keras_fit():
+    """A Keras model compiled with npu_keras_optimizer, fit with the broadcast callback on this rank's shard."""
+    images, labels = mlp_model.dataset(size)
+    shard = slice(rank * len(images) // size, (rank + 1) * len(images) // size)
+    keras = tf.keras
+    sess = set_keras_session_npu_config()
+    tf.set_random_seed(rank)                          # ranks start apart: the callback unifies them
+    model = keras.Sequential([keras.layers.Dense(4, activation="tanh", input_shape=(6,)), keras.layers.Dense(1)])
+    model.compile(optimizer=npu_keras_optimizer(keras.optimizers.SGD(0.1)), loss="mse")
+    model.fit(images[shard], labels[shard], batch_size=len(images) // size, epochs=3, verbose=0,
+              callbacks=npu_callbacks_append())
+    report(keras_weights=[w.tolist() for w in model.get_weights()])
+    sess.close()
+
+
 def fail(how):
     total = hccl_ops.allreduce(tf.constant([1.0]), "sum")
     with tf.Session() as sess:
@@ -75,3 +91,4 @@ if __name__ == "__main__":
     collectives()
     if mode == "all":
         train()
+        keras_fit()

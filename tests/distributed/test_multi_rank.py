@@ -95,6 +95,12 @@ def test_data_parallel_training_equals_one_process_on_the_whole_batch(two_ranks)
         np.testing.assert_allclose(weights[0][name], value, rtol=1e-5, atol=1e-6)
 
 
+def test_keras_fit_with_the_distributed_optimizer_and_broadcast_callback_agrees_on_every_rank(two_ranks):
+    first, second = (two_ranks[rank][2]["keras_weights"] for rank in (0, 1))
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_loss_scaling_skips_the_same_steps_on_every_rank(two_ranks):
     runs = [two_ranks[rank][1] for rank in (0, 1)]
     # Step 2 overflows on rank 1 only: both ranks skip it (global step stays) and halve the scale.
