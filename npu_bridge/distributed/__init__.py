@@ -8,6 +8,7 @@ collectives as TensorFlow collective ops (group and instance keys) inside ordina
     rank_table.py   parse, check and write rank tables
     job.py          this process's rank, the job's ranks and addresses, read from the environment
     cluster.py      the gRPC server and the session target / config sessions need to run collectives
+    ports.py        free loopback ports (TensorFlow-free, for the launcher)
     collectives.py  HCCL semantics as TensorFlow collective ops (keys, groups, timeouts)
     launch.py       `npu-run --ranks N`: N rank processes with their environment, supervised
 """

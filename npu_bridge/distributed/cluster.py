@@ -10,7 +10,6 @@ gRPC server would otherwise share them by name between sessions, unlike a local 
 keep the session on this rank's devices (ops without a device land here, and creating a session does not wait
 for the other ranks), and `experimental.collective_group_leader` (rank 0) is where groups are formed.
 """
-import errno
 import socket
 import threading
 
@@ -20,6 +19,7 @@ from tensorflow.python.training import server_lib
 
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.distributed.job import JOB_NAME, collective_timeout, current_job
+from npu_bridge.distributed.ports import port_is_free
 
 _lock = threading.Lock()
 _server = None            # (job, tf.distribute.Server) once started
@@ -53,19 +53,12 @@ def _check_addresses(job):
                 "of this machine; npu_bridge runs every rank here: write 127.0.0.1 or this host's address") from None
         finally:
             probe.close()
-    host, port = job.address(job.rank).rsplit(":", 1)
-    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        probe.bind(("", int(port)))
-    except OSError as error:
-        if error.errno != errno.EADDRINUSE:
-            raise
+    port = job.base_port + job.rank
+    if not port_is_free(port):
         raise NpuConfigError(
             f"rank {job.rank}: port {port} (HCCL_IF_BASE_PORT {job.base_port} + rank {job.rank}) is already in use: "
             f"another process started with RANK_ID={job.rank} (a duplicate RANK_ID), or another program holds the "
-            "port; set HCCL_IF_BASE_PORT to a free range") from None
-    finally:
-        probe.close()
+            "port; set HCCL_IF_BASE_PORT to a free range")
 
 
 def ensure_server(job=None):

@@ -10,7 +10,6 @@ same way. A rank that hangs without exiting is stopped by its peers' collective 
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,28 +17,11 @@ import threading
 import time
 
 from npu_bridge.distributed.job import MAX_RANKS
+from npu_bridge.distributed.ports import free_base_port
 from npu_bridge.distributed.rank_table import rank_table_json
 
 STOP_GRACE_SECONDS = 5.0
 POLL_SECONDS = 0.1
-
-
-def free_base_port(size, host="127.0.0.1", first=20000, last=60000):
-    """The first port p >= first such that p .. p+size-1 can all be bound on `host` now."""
-    port = first
-    while port + size <= last:
-        for offset in range(size):
-            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            try:
-                probe.bind(("", port + offset))
-            except OSError:
-                port += offset + 1
-                break
-            finally:
-                probe.close()
-        else:
-            return port
-    raise RuntimeError(f"npu-run: no {size} consecutive free ports between {first} and {last}")
 
 
 def _pump(stream, sink, prefix, lock):

@@ -5,6 +5,7 @@
                                  rank's shard, then mixed_float16 loss scaling whose overflows happen on rank 1 only,
                                  then a Keras fit with npu_keras_optimizer and the broadcast callback
     rank_job.py fail kill|raise  rank 1 dies (SIGKILL) or raises after the first all-reduce; rank 0 keeps reducing
+    rank_job.py fail hang        every rank keeps reducing until it is stopped
 """
 import json
 import os
@@ -75,12 +76,12 @@ def keras_fit():
 def fail(how):
     total = hccl_ops.allreduce(tf.constant([1.0]), "sum")
     with tf.Session() as sess:
-        report(total=sess.run(total).tolist(), at=time.time())
-        if rank == 1:
+        report(total=sess.run(total).tolist(), at=time.time(), pid=os.getpid())
+        if rank == 1 and how != "hang":
             if how == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)
             raise RuntimeError("rank 1 fails on purpose")
-        for _ in range(10000):
+        while True:
             sess.run(total)
 
 

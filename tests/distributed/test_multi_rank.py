@@ -6,6 +6,7 @@ module and the tests read its output. Every wait has a timeout: a hang fails the
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -14,7 +15,8 @@ import numpy as np
 import pytest
 
 import mlp_model
-from npu_bridge.distributed.launch import STOP_GRACE_SECONDS, free_base_port
+from npu_bridge.distributed.launch import STOP_GRACE_SECONDS
+from npu_bridge.distributed.ports import free_base_port
 from npu_bridge.distributed.rank_table import rank_table_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -116,6 +118,29 @@ def test_a_killed_rank_stops_the_job_with_an_error_naming_it():
     assert "npu-run: rank 1 was killed by SIGKILL; stopping the other ranks [0]" in done.stderr
     killed_at = results(done.stdout)[1][0]["at"]
     assert ended - killed_at < STOP_GRACE_SECONDS + 3      # noticed within 0.1 s, then at most the stop grace
+
+
+def test_ctrl_c_stops_every_rank():
+    environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    launcher = subprocess.Popen([sys.executable, "-m", "npu_bridge", "--ranks", "2", JOB, "fail", "hang"],
+                                env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    pids = []
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while len(pids) < 2 and time.monotonic() < deadline:
+            line = launcher.stdout.readline()
+            if " RESULT " in line:
+                pids.append(json.loads(line.split(" RESULT ", 1)[1])["pid"])
+        assert len(pids) == 2
+        launcher.send_signal(signal.SIGINT)
+        _, stderr = launcher.communicate(timeout=STOP_GRACE_SECONDS + 10)
+    finally:
+        launcher.kill()
+    assert launcher.returncode == 130
+    assert "npu-run: interrupted; stopping every rank" in stderr
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 def test_ranks_started_as_separate_shells_share_a_rank_table_and_name_a_failed_rank(tmp_path):

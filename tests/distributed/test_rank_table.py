@@ -69,6 +69,7 @@ def test_a_server_id_of_another_machine_is_refused(job_env, table):
 def test_a_port_in_use_suggests_a_duplicate_rank_id(job_env):
     holder = socket.socket()
     holder.bind(("", 0))
+    holder.listen()
     port = holder.getsockname()[1]
     try:
         job_env.setenv("HCCL_IF_BASE_PORT", str(port - 2))
