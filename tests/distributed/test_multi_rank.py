@@ -6,6 +6,7 @@ module and the tests read its output. Every wait has a timeout: a hang fails the
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,13 +24,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = os.path.join(HERE, "rank_job.py")
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TIMEOUT = 240
+# The console script reads its command line before importing TensorFlow; `python -m npu_bridge` would load it
+# in the launcher process too.
+NPU_RUN = [shutil.which("npu-run")] if shutil.which("npu-run") else [sys.executable, "-m", "npu_bridge"]
 
 
 def npu_run(*args, env=None, timeout=TIMEOUT):
     environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", **(env or {}))
     for name in ("RANK_SIZE", "RANK_ID", "RANK_TABLE_FILE", "DEVICE_ID", "ASCEND_DEVICE_ID"):
         environment.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "npu_bridge", *args], capture_output=True, text=True,
+    return subprocess.run([*NPU_RUN, *args], capture_output=True, text=True,
                           env=environment, timeout=timeout, cwd=ROOT)
 
 
@@ -122,7 +126,7 @@ def test_a_killed_rank_stops_the_job_with_an_error_naming_it():
 
 def test_ctrl_c_stops_every_rank():
     environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    launcher = subprocess.Popen([sys.executable, "-m", "npu_bridge", "--ranks", "2", JOB, "fail", "hang"],
+    launcher = subprocess.Popen([*NPU_RUN, "--ranks", "2", JOB, "fail", "hang"],
                                 env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     pids = []
     try:
