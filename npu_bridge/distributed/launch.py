@@ -103,9 +103,9 @@ def _interrupt(signum, frame):
 
 def run_ranks(size, script, args):
     """Run `script` as `size` ranks; the exit code is 0 only if every rank exited with 0."""
-    if not 2 <= size <= MAX_RANKS:
-        print(f"npu-run: --ranks must be between 2 and {MAX_RANKS} (got {size}); without --ranks the script runs "
-              "as one rank", file=sys.stderr)
+    if not 1 <= size <= MAX_RANKS:
+        print(f"npu-run: --ranks must be between 1 and {MAX_RANKS} (every rank runs on this machine), got {size}",
+              file=sys.stderr)
         return 2
     folder = tempfile.mkdtemp(prefix="npu_run_")
     table_path = os.path.join(folder, "rank_table.json")
