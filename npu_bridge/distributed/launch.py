@@ -2,7 +2,8 @@
 
 Each rank runs `python -m npu_bridge script.py args` with the environment the NPU tooling sets: RANK_SIZE,
 RANK_ID, DEVICE_ID and ASCEND_DEVICE_ID (= the rank), RANK_TABLE_FILE (a generated version 1.0 table on
-127.0.0.1) and HCCL_IF_BASE_PORT (the first of N free loopback ports). Output lines are prefixed with
+127.0.0.1) and HCCL_IF_BASE_PORT (the first of N free loopback ports); with --report-dir DIR each rank writes
+its artifacts to DIR/rank<r>. Output lines are prefixed with
 "[rank r] ". If a rank exits with an error or is killed, the others are stopped (SIGTERM, then SIGKILL after
 STOP_GRACE_SECONDS) and the launcher exits non-zero naming that rank; Ctrl-C (or SIGTERM) stops every rank the
 same way. A rank that hangs without exiting is stopped by its peers' collective timeout (HCCL_EXEC_TIMEOUT).
@@ -19,6 +20,7 @@ import time
 from npu_bridge.distributed.job import MAX_RANKS
 from npu_bridge.distributed.ports import free_base_port
 from npu_bridge.distributed.rank_table import rank_table_json
+from npu_bridge.settings import REPORT_DIR_ENV
 
 STOP_GRACE_SECONDS = 5.0
 POLL_SECONDS = 0.1
@@ -52,6 +54,8 @@ class RankProcesses:
             env = dict(os.environ, RANK_SIZE=str(size), RANK_ID=str(rank), DEVICE_ID=str(rank),
                        ASCEND_DEVICE_ID=str(rank), RANK_TABLE_FILE=table_path, HCCL_IF_BASE_PORT=str(base_port),
                        PYTHONUNBUFFERED="1")
+            if os.environ.get(REPORT_DIR_ENV):       # one artifact folder per rank: their graphs may differ
+                env[REPORT_DIR_ENV] = os.path.join(os.environ[REPORT_DIR_ENV], f"rank{rank}")
             child = subprocess.Popen([sys.executable, "-m", "npu_bridge", script, *args], env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
             self.children.append(child)

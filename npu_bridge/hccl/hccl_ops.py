@@ -9,7 +9,8 @@ the NPU batches its transfers: they are checked and change nothing.
 Semantics worth knowing: `broadcast` takes and returns a list of tensors; `reduce` gives the reduced value to
 every rank (HCCL leaves the non-root outputs unspecified); `reduce_scatter` gives group rank i the i-th of
 rank_size equal slices of axis 0; the gradient of `allreduce` is the sum-allreduce of the incoming gradient,
-as the real op registers it (the other HCCL ops have none).
+as the real op registers it (the other HCCL ops have none). The remote-memory ops (remote_read, ...) have no
+meaning without device memory and are not provided.
 """
 import tensorflow.compat.v1 as tf
 from tensorflow.python.framework import tensor_util
@@ -150,3 +151,32 @@ def receive(shape, data_type, sr_tag, src_rank, group=WORLD_GROUP):
     _check_tag("hccl_ops.receive", sr_tag)
     src = _peer("hccl_ops.receive", src_rank, group, "src_rank")
     return collectives.receive(shape, tf.as_dtype(data_type), sr_tag, src, name="HcomReceive")
+
+
+def all_to_all_v(send_data, send_counts, send_displacements, recv_counts, recv_displacements, group=WORLD_GROUP):
+    """Each rank sends send_data[send_displacements[j]:][:send_counts[j]] (flattened, counts in elements) to group
+    rank j, and puts what group rank i sent it at recv_displacements[i] of its output. Emulated with all-gathers:
+    of every rank's counts and displacements, then of every rank's data padded to the longest."""
+    check_group(group, "hccl_ops.all_to_all_v")
+    size = len(members(group))
+    data = tf.reshape(tf.convert_to_tensor(send_data), [-1])
+    layout = tf.cast(tf.stack([send_counts, send_displacements]), tf.int64)           # [2, size]
+    recv_counts = tf.cast(recv_counts, tf.int64)
+    recv_displacements = tf.cast(recv_displacements, tf.int64)
+    me = members(group).index(job().rank)
+    if size == 1:
+        layouts, gathered = layout[tf.newaxis], data[tf.newaxis]
+    else:
+        layouts = collectives.all_gather(layout[tf.newaxis], group, name="HcomAllToAllVLayout")   # [size, 2, size]
+        length = tf.shape(data, out_type=tf.int64)
+        longest = tf.reduce_max(collectives.all_gather(length, group, name="HcomAllToAllVLength"))
+        padded = tf.pad(data, [[0, longest - length[0]]])
+        gathered = tf.reshape(collectives.all_gather(padded, group, name="HcomAllToAllV"), [size, -1])
+    indices, pieces = [], []
+    for source in range(size):
+        count, start = layouts[source, 0, me], layouts[source, 1, me]
+        pieces.append(gathered[source, start:start + count])
+        indices.append(recv_displacements[source] + tf.range(count))
+    extent = tf.reduce_max(recv_displacements + recv_counts)
+    return tf.scatter_nd(tf.concat(indices, 0)[:, tf.newaxis], tf.concat(pieces, 0), extent[tf.newaxis],
+                         name="HcomAllToAllVOutput")

@@ -38,6 +38,10 @@ def collectives():
         "gather": hccl_ops.allgather(x, size), "bcast": hccl_ops.broadcast([x], size - 1)[0],
         "scatter": hccl_ops.reduce_scatter(x, "sum", size), "reduce": hccl_ops.reduce(x, "max", 0),
     }
+    counts = [rank + 1 + peer for peer in range(size)]          # rank r sends r + 1 + j elements to rank j
+    received = [peer + 1 + rank for peer in range(size)]
+    ops["alltoallv"] = hccl_ops.all_to_all_v(np.arange(sum(counts), dtype=np.float32) + 100 * rank, counts,
+                                             np.cumsum([0] + counts[:-1]), received, np.cumsum([0] + received[:-1]))
     if rank % 2 == 0:
         ops["evens"] = hccl_ops.allreduce(x, "sum", group="evens")
     if rank == 0:

@@ -82,6 +82,13 @@ def check_collectives(found, size):
         if rank % 2 == 0:
             np.testing.assert_allclose(got["evens"], np.sum(xs[::2], axis=0), rtol=1e-6)
     np.testing.assert_array_equal(found[1][0]["received"], xs[0] * 10)
+    for rank in range(size):
+        pieces = []
+        for source in range(size):
+            counts = [source + 1 + peer for peer in range(size)]
+            start = sum(counts[:rank])
+            pieces.append(np.arange(start, start + counts[rank]) + 100 * source)
+        np.testing.assert_array_equal(found[rank][0]["alltoallv"], np.concatenate(pieces))
 
 
 def test_collectives_on_two_ranks_match_numpy(two_ranks):
