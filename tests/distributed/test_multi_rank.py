@@ -164,7 +164,7 @@ def test_ranks_started_as_separate_shells_share_a_rank_table_and_name_a_failed_r
     for rank in (0, 1):
         environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", RANK_SIZE="2", RANK_ID=str(rank),
                            DEVICE_ID=str(rank), RANK_TABLE_FILE=str(table), HCCL_IF_BASE_PORT=str(base),
-                           HCCL_EXEC_TIMEOUT="10")
+                           HCCL_EXEC_TIMEOUT="20")   # room for one rank starting slower
         shells.append(subprocess.Popen([sys.executable, "-m", "npu_bridge", JOB, "fail", "raise"], env=environment,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT))
     try:
