@@ -4,6 +4,9 @@ A plan is built once per pair and cached on the Program, like a `make_callable`:
 tensors (a cached Cast back to the user's dtype where the pass changed it), feeds to the inner tensors that carry
 the user tensor's value, and the inner work is a C++ callable. The hot path only converts feed values and calls it.
 """
+import itertools
+import random
+
 import numpy as np
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
@@ -17,7 +20,12 @@ from npu_bridge.runtime import user_errors
 
 ITERATIONS_ATTR = "_npu_iterations_per_loop"
 _LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.IndexedSlices)
-_MAX_CACHED_PLANS = 512
+# Plain TensorFlow keeps an executor for every (feeds, fetches, targets) it ever ran; the bound here only keeps a
+# script that builds new fetch tensors at every run from growing without end. Past it one plan at random makes
+# room: a script cycling through more fetch sets than the bound still finds most of them cached (evicting the
+# oldest, or everything, would miss on every run of such a cycle).
+_MAX_CACHED_PLANS = 4096
+_eviction = random.Random(0)
 _HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
 PASS_MARKER = "_npu_bridge"         # "cast" on every Cast the precision pass added (docs/DESIGN.md core.precision)
 
@@ -214,9 +222,10 @@ def cache_plan(program, key, plan):
     except TypeError:
         return
     with program.lock:
-        if len(program.plans) >= _MAX_CACHED_PLANS:
-            program.plans.clear()
-        program.plans[key] = plan
+        plans = program.plans
+        if len(plans) >= _MAX_CACHED_PLANS and key not in plans:
+            del plans[next(itertools.islice(plans, _eviction.randrange(len(plans)), None))]
+        plans[key] = plan
 
 
 def _feed_slot(program, user_graph, feed):
