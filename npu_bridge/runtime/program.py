@@ -11,7 +11,8 @@ import threading
 
 import tensorflow as tf
 from tensorflow.core.framework import graph_pb2, node_def_pb2
-from tensorflow.python.framework import importer
+from tensorflow.python.client import pywrap_tf_session as c_api
+from tensorflow.python.framework import c_api_util, errors, importer
 
 from npu_bridge.runtime import state_transfer
 
@@ -26,15 +27,27 @@ class Program:
     def __init__(self, result, version, target, config):
         self.result = result
         self.version = version
-        self.graph = tf.Graph()
-        with self.graph.as_default():
-            tf.graph_util.import_graph_def(result.graph_def, name="")
+        self.graph = _imported(result.graph_def)
         self.session = tf.compat.v1.Session(target, graph=self.graph, config=config)
-        self.nodes = fingerprints(result.graph_def)
-        self.functions = {f.signature.name: f.SerializeToString(deterministic=True)
-                          for f in result.graph_def.library.function}
+        self._nodes = None
+        self._functions = None
         self.plans = {}
         self.lock = threading.RLock()
+
+    @property
+    def nodes(self):
+        """fingerprints() of the graph this program runs; first needed when the graph grows, so built then."""
+        if self._nodes is None:
+            self._nodes = fingerprints(self.result.graph_def)
+        return self._nodes
+
+    @property
+    def functions(self):
+        """{function name: deterministic serialization} of the library this program runs (built when needed)."""
+        if self._functions is None:
+            self._functions = {f.signature.name: f.SerializeToString(deterministic=True)
+                               for f in self.result.graph_def.library.function}
+        return self._functions
 
     def can_extend_to(self, result, node_blobs):
         """True when `result` (node_blobs: its fingerprints()) only adds nodes and functions to this program."""
@@ -85,11 +98,11 @@ class Program:
                 consumer_op._add_control_input(self.graph.get_operation_by_name(producer))
         if dict(result.tensor_map) != dict(self.result.tensor_map):
             self.plans = {}
-        self.result = result
-        self.version = version
-        self.nodes = node_blobs
         self.functions.update((f.signature.name, f.SerializeToString(deterministic=True))
                               for f in added.library.function)
+        self.result = result
+        self.version = version
+        self._nodes = node_blobs
 
     def state_lost_on_rebuild(self):
         """Names of the ops (iterators, queues, tables) whose contents a rebuild starts over."""
@@ -120,6 +133,33 @@ class Program:
     def close(self):
         self.plans = {}
         self.session.close()
+
+
+def _imported(graph_def):
+    """A new tf.Graph holding `graph_def`, imported as import_graph_def does, less its Python device pass.
+
+    import_graph_def then clears and re-applies every op's device through the graph's device functions and copies
+    devices along colocation groups, one Python call after another (half its time on a 10k-node graph). A fresh
+    graph has no device functions, and the placer applies colocation itself, so the devices the NodeDefs name are
+    what the session places by. Default attribute values are still added to `graph_def` in place, as
+    import_graph_def does: the fingerprints that decide whether the graph may grow are taken from it.
+    """
+    graph = tf.Graph()
+    graph_def = importer._ProcessGraphDefParam(graph_def)
+    scoped = c_api_util.ScopedTFImportGraphDefOptions()
+    importer._PopulateTFImportGraphDefOptions(scoped.options, "", {}, None, True)
+    buffer = c_api.TF_NewBufferFromString(graph_def.SerializeToString())
+    try:
+        with graph._mutation_lock():
+            try:
+                results = c_api.TF_GraphImportGraphDefWithResults(graph._c_graph, buffer, scoped.options)
+            except errors.InvalidArgumentError as error:
+                raise ValueError(str(error)) from None
+            c_api.TF_DeleteImportGraphDefResults(results)
+            graph._add_new_tf_operations(compute_devices=False)
+    finally:
+        c_api.TF_DeleteBuffer(buffer)
+    return graph
 
 
 def _without_markers(blob):

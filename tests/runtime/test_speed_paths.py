@@ -1,6 +1,7 @@
 """The runtime's speed paths give the same results as the slow ones: the plan cache past its bound, the inner
 graph's import, and a graph grown between runs."""
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from npu_bridge.runtime import plans
@@ -32,3 +33,55 @@ def test_plan_cache_past_its_bound_keeps_most_plans_of_a_cycle(graph, monkeypatc
         assert len(program.plans) <= 8
         assert first_pass == 10
         assert len(built) - first_pass < 0.6 * 50, "most runs of the later passes must find their plan cached"
+
+
+def _conv_bn_training_graph():
+    """Conv + BN + ReLU + dense + softmax cross-entropy + Momentum, with seeded initializers."""
+    graph = tf.Graph()
+    graph.seed = 3
+    v1 = tf.compat.v1
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2, 8, 8, 3], name="x")
+        labels = v1.placeholder(tf.int32, [2], name="labels")
+        kernel = v1.get_variable("kernel", [3, 3, 3, 4])
+        h = tf.nn.conv2d(x, kernel, [1, 1, 1, 1], "SAME")
+        scale = v1.get_variable("gamma", [4], initializer=v1.ones_initializer())
+        offset = v1.get_variable("beta", [4], initializer=v1.zeros_initializer())
+        h, _, _ = v1.nn.fused_batch_norm(h, scale, offset, is_training=True)
+        h = tf.reduce_mean(tf.nn.relu(h), axis=[1, 2])
+        logits = tf.matmul(h, v1.get_variable("dense", [4, 5]))
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits),
+                              name="loss")
+        train = v1.train.MomentumOptimizer(0.1, 0.9).minimize(loss, name="train")
+        init = v1.global_variables_initializer()
+    rng = np.random.default_rng(5)
+    feeds = {"x:0": rng.standard_normal((2, 8, 8, 3)).astype(np.float32),
+             "labels:0": rng.integers(0, 5, 2).astype(np.int32)}
+    return graph, init, train, loss, feeds
+
+
+@pytest.mark.parametrize("mode", ["mixed_float16", "fp16", "mixed_bfloat16"])
+def test_inner_graph_import_runs_bit_identical_to_import_graph_def(mode):
+    """The inner graph is imported without import_graph_def's Python device pass: training through the emulated
+    session gives exactly the values of the same rewritten GraphDef imported by tf.graph_util.import_graph_def."""
+    graph, init, train, loss, feeds = _conv_bn_training_graph()
+    extra = {"soc_config": "Ascend910B1"} if mode == "mixed_bfloat16" else {}
+    with tf.compat.v1.Session(graph=graph, config=npu_config(mode, **extra)) as sess:
+        sess.run(init)
+        emulated = [sess.run([train, loss], {graph.get_tensor_by_name(k): v for k, v in feeds.items()})[1]
+                    for _ in range(3)]
+        program = sess._npu_emulation.program
+        result = program.result
+        emulated_kernel = sess.run("kernel:0")
+        assert {op.name for op in program.graph.get_operations()} >= {n.name for n in result.graph_def.node}
+    reference_graph = tf.Graph()
+    with reference_graph.as_default():
+        tf.graph_util.import_graph_def(result.graph_def, name="")
+    ref = result.tensor_map.get("loss:0")
+    loss_name = ref.name if ref is not None else "loss:0"
+    with tf.compat.v1.Session(graph=reference_graph) as plain:
+        plain.run(init.name)
+        reference = [plain.run([train.name, loss_name], feeds)[1] for _ in range(3)]
+        reference_kernel = plain.run("kernel:0")
+    np.testing.assert_array_equal(np.asarray(emulated, np.float32), np.asarray(reference).astype(np.float32))
+    np.testing.assert_array_equal(emulated_kernel, reference_kernel)
