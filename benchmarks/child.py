@@ -253,9 +253,13 @@ def task_instructions(spec):
 # ------------------------------------------------------------------------------------------------- step time
 
 def build_step_model(name, size):
+    """`size` holds the builder's arguments; for a stack, {"nodes": n} asks for the depth giving about n nodes."""
     from benchmarks import models
 
-    return getattr(models, name)(**size)
+    builder = getattr(models, name)
+    if "nodes" in size:
+        return builder(models.depth_for_nodes(builder, size["nodes"]))
+    return builder(**size)
 
 
 def task_step(spec):
@@ -362,6 +366,164 @@ def _op_times(sess, fetches, feeds, steps):
     return table
 
 
+# ------------------------------------------------------------------------------------------ time to first step
+
+class _PartTimer:
+    """Exclusive wall time per part: a wrapped call's time, minus the time of wrapped calls made inside it."""
+
+    def __init__(self):
+        self.parts = {}
+        self._stack = []
+
+    def wrap(self, owner, attribute, part):
+        original = getattr(owner, attribute, None)
+        if original is None:
+            return
+        timer = self
+
+        def timed(*args, **kwargs):
+            timer._stack.append(0.0)
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent = time.perf_counter() - start
+                inner = timer._stack.pop()
+                timer.parts[part] = timer.parts.get(part, 0.0) + spent - inner
+                if timer._stack:
+                    timer._stack[-1] += spent
+
+        setattr(owner, attribute, timed)
+
+
+def _time_parts():
+    """Wrap the calls that make up a first step, in TensorFlow and in the emulated session, to time each part.
+
+    The parts: serializing the user's graph, our rewrite, the import into the inner graph (C++ import and the
+    Python Operation objects), state transfer, TensorFlow's extension of a session's graph, its pruning +
+    grappler + executor creation (TF_SessionMakeCallable; a plain Session.run does the same inside
+    TF_SessionRun_wrapper, reported as "run" there), and the run itself.
+    """
+    import tensorflow as tf
+    from tensorflow.python.client import pywrap_tf_session as c_session
+    from tensorflow.python.framework import importer, ops
+
+    timer = _PartTimer()
+    timer.wrap(ops.Graph, "as_graph_def", "serialize user graph")
+    timer.wrap(ops.Graph, "_as_graph_def", "serialize user graph")
+    timer.wrap(importer, "_import_graph_def_internal", "import into inner graph")
+    timer.wrap(ops.Graph, "_add_new_tf_operations", "import into inner graph")
+    timer.wrap(c_session, "ExtendSession", "extend session graph (TF)")
+    timer.wrap(c_session, "TF_SessionMakeCallable", "optimise + create executors (TF)")
+    timer.wrap(c_session, "TF_SessionRunCallable", "run")
+    timer.wrap(c_session, "TF_SessionRun_wrapper", "run")
+    try:
+        from npu_bridge.runtime import emulated, state_transfer
+
+        timer.wrap(emulated, "rewrite", "rewrite (our pass)")
+        timer.wrap(state_transfer, "read_variables", "state transfer")
+        timer.wrap(state_transfer, "write_variables", "state transfer")
+    except ImportError:
+        pass
+    del tf
+    return timer
+
+
+def task_first_step(spec):
+    """Time to first step in a fresh process: session creation + the initializer run + the first training run,
+    each a part of what a user waits for before training starts; with the time split into its parts."""
+    tf = _quiet_tf()
+    from benchmarks.configs import is_emulated, session_config
+
+    if is_emulated(spec["config"]):
+        import npu_bridge  # noqa: F401  (activates the emulated NPU session)
+    v1 = tf.compat.v1
+    model = build_step_model(spec["model"], spec["size"])
+    with model.graph.as_default():
+        init = v1.global_variables_initializer()
+    nodes = model.n_nodes
+    emit(kind="start", model=spec["model"], config=spec["config"], nodes=nodes)
+    timer = _time_parts()
+    gc.collect()
+    start = time.perf_counter()
+    sess = v1.Session(graph=model.graph, config=session_config(spec["config"]))
+    created = time.perf_counter()
+    sess.run(init)
+    initialized = time.perf_counter()
+    _, loss = sess.run([model.train_op, model.loss], model.feeds)
+    first = time.perf_counter()
+    parts = dict(timer.parts)
+    emulated, report = _emulation_summary(sess) if is_emulated(spec["config"]) else (None, None)
+    sess.close()
+    parts["other"] = (first - start) - sum(parts.values())
+    emit(kind="first_step", model=spec["model"], config=spec["config"], nodes=nodes, total_s=first - start,
+         create_s=created - start, init_s=initialized - created, first_run_s=first - initialized,
+         parts=parts, first_loss=float(loss), emulated=emulated, emulation=report)
+
+
+# ------------------------------------------------------------------------------------------------------ cliffs
+
+def task_cliff_fetch_sets(spec):
+    """Cycle `sets` distinct fetch sets over one graph, `passes` times; time per run of the later passes
+    (the first pass builds each plan / executor, as any session must)."""
+    tf = _quiet_tf()
+    from benchmarks.configs import base_config, npu_config
+
+    import numpy as np
+
+    if spec["emulated"]:
+        import npu_bridge  # noqa: F401
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [4], name="x")
+        outputs = [x * float(i) + 1.0 for i in range(spec["sets"])]
+    config = npu_config({"precision_mode_v2": "mixed_float16"}) if spec["emulated"] else base_config()
+    value = np.arange(4, dtype=np.float32)
+    with v1.Session(graph=graph, config=config) as sess:
+        start = time.perf_counter()
+        for output in outputs:
+            sess.run(output, {x: value})
+        first_pass = (time.perf_counter() - start) / len(outputs)
+        later = []
+        for _ in range(spec["passes"]):
+            start = time.perf_counter()
+            for output in outputs:
+                sess.run(output, {x: value})
+            later.append((time.perf_counter() - start) / len(outputs))
+        emulated, report = _emulation_summary(sess) if spec["emulated"] else (None, None)
+    emit(kind="cliff", cliff="fetch_sets", emulated=spec["emulated"], sets=spec["sets"], first_pass_s=first_pass,
+         per_run_s=statistics.median(later), passes_s=later, emulation=report, emulated_ok=emulated)
+
+
+def task_cliff_grow(spec):
+    """A script that adds an op to a trained graph and runs it, `additions` times: time per addition + run."""
+    tf = _quiet_tf()
+    from benchmarks.configs import base_config, npu_config
+
+    if spec["emulated"]:
+        import npu_bridge  # noqa: F401
+    v1 = tf.compat.v1
+    model = build_step_model("mlp_stack", {"nodes": spec["nodes"]})
+    with model.graph.as_default():
+        init = v1.global_variables_initializer()
+    config = npu_config({"precision_mode_v2": "mixed_float16"}) if spec["emulated"] else base_config()
+    with v1.Session(graph=model.graph, config=config) as sess:
+        sess.run(init)
+        sess.run([model.train_op, model.loss], model.feeds)
+        times = []
+        for i in range(spec["additions"]):
+            start = time.perf_counter()
+            with model.graph.as_default():
+                added = model.loss * float(i + 2)
+            sess.run(added, model.feeds)
+            times.append(time.perf_counter() - start)
+        emulated, report = _emulation_summary(sess) if spec["emulated"] else (None, None)
+    emit(kind="cliff", cliff="grow", emulated=spec["emulated"], nodes=model.n_nodes, additions=spec["additions"],
+         per_run_s=statistics.median(times), total_s=sum(times), first_s=times[0], emulation=report,
+         emulated_ok=emulated)
+
+
 # -------------------------------------------------------------------------------------------- wrapper overhead
 
 def _block_us(run, x, value, runs):
@@ -425,6 +587,9 @@ TASKS = {
     "step": task_step,
     "step_profile": task_step_profile,
     "overhead": task_overhead,
+    "first_step": task_first_step,
+    "cliff_fetch_sets": task_cliff_fetch_sets,
+    "cliff_grow": task_cliff_grow,
 }
 
 if __name__ == "__main__":

@@ -6,7 +6,12 @@ TARGETS = {
     "rewrite_10k": ("rewrite time of a ~10k-node training graph, ours / TF auto_mixed_precision_cpu (worst family)",
                     1.0, "x"),
     "rewrite": ("rewrite time, ours / TF auto_mixed_precision_cpu (worst graph of any size)", 1.0, "x"),
-    "step": ("mixed_float16 step / plain float32 step (worst model)", 1.15, "x"),
+    "step": ("mixed_float16 step / plain float32 step (worst model)", 1.10, "x"),
+    "step_bf16": ("mixed_bfloat16 step / plain float32 step (worst model)", 1.20, "x"),
+    "step_fp16": ("force_fp16 step / plain float32 step (worst model)", 1.20, "x"),
+    "first": ("time to first step, emulated (any mode) / plain float32 (worst model and size)", 1.10, "x"),
+    "cliff_fetch_sets": ("cycling 600 fetch sets, emulated / plain per run", 2.0, "x"),
+    "cliff_grow": ("adding an op and running it, emulated / plain per addition", 2.0, "x"),
     "overhead": ("wrapper overhead per Session.run, tiny graph", 20.0, "us"),
     "memory": ("peak RSS mixed_float16 / plain float32 (worst model)", 1.2, "x"),
 }
@@ -41,8 +46,14 @@ def evaluate_targets(results):
     rewrite_ratios = [row["ratio"] for row in results["rewrite"] if row.get("ratio") is not None]
     ratios_10k = [row["ratio"] for row in results["rewrite"] if row.get("ratio") is not None
                   and AROUND_10K[0] <= row["nodes"] <= AROUND_10K[1]]
-    step_ratios = [row["ratio"] for row in results["step"]
-                   if row["config"] == "npu_mixed_float16" and row.get("ratio") is not None]
+    def step_ratios_of(config):
+        return [row["ratio"] for row in results["step"] if row["config"] == config and row.get("ratio") is not None]
+
+    step_ratios = step_ratios_of("npu_mixed_float16")
+    first_ratios = [row["ratio"] for row in results.get("first", []) if row["config"].startswith("npu_")
+                    and row["tree"] != "before" and row.get("ratio") is not None]
+    cliffs = {row["cliff"]: row.get("ratio") for row in results.get("cliffs", [])
+              if row["emulated"] and row["tree"] != "before"}
     memory_ratios = [row["rss_ratio"] for row in results["step"]
                      if row["config"] == "npu_mixed_float16" and row.get("rss_ratio") is not None]
     overhead = results.get("overhead") or {}
@@ -61,6 +72,14 @@ def evaluate_targets(results):
         _verdict("memory", max(memory_ratios) if memory_ratios else None,
                  None if memory_ratios else "no emulated mixed_float16 step measured" if "step" in parts
                  else not_run),
+        *(_verdict(name, max(ratios) if ratios else None, None if ratios else not_run if "step" not in parts
+                   else "not measured")
+          for name, ratios in (("step_bf16", step_ratios_of("npu_mixed_bfloat16")),
+                               ("step_fp16", step_ratios_of("npu_force_fp16")))),
+        _verdict("first", max(first_ratios) if first_ratios else None,
+                 None if first_ratios else not_run if "first" not in parts else "not measured"),
+        *(_verdict(f"cliff_{name}", cliffs.get(name), None if cliffs.get(name) else
+                   not_run if "cliffs" not in parts else "not measured") for name in ("fetch_sets", "grow")),
     ]
 
 
@@ -110,6 +129,10 @@ def markdown(results):
         lines += _overhead_section(results)
     if "instructions" in parts:
         lines += _instructions_section(results)
+    if "first" in parts:
+        lines += _first_section(results)
+    if "cliffs" in parts:
+        lines += _cliffs_section(results)
     if results.get("profiles"):
         lines += ["", "## Profiles", ""] + [f"- [{p}]({p})" for p in results["profiles"]]
     return "\n".join(lines) + "\n"
@@ -187,6 +210,44 @@ def _step_section(results):
             f"{_fmt(row.get('peak_rss_mb'), '.0f')} | {_fmt(row.get('rss_ratio'), '.2f')} | "
             f"{_fmt(_growth(row), '.0f')} | {_fmt(row.get('first_loss'), '.4g')} / {_fmt(row.get('last_loss'), '.3g')} | "
             f"{status} |")
+    return lines
+
+
+FIRST_PARTS = ("serialize user graph", "rewrite (our pass)", "import into inner graph", "state transfer",
+               "extend session graph (TF)", "optimise + create executors (TF)", "run", "other")
+
+
+def _first_section(results):
+    lines = ["", "## f. Time to first step", "",
+             "Session creation + the initializer run + the first training run, each (model, configuration) in a "
+             "fresh process, rounds interleaved, the fastest round kept. Parts are exclusive wall times of the "
+             "calls that make them up (benchmarks/child.py `_time_parts`): a plain session's pruning, grappler and "
+             "executor creation happen inside its `run` call, the emulated session's inside TensorFlow's "
+             "`TF_SessionMakeCallable` (optimise + create executors). Rows `before` ran the same benchmark in a "
+             "checkout of the commit named in the JSON (`meta.before_commit`).", "",
+             "| model | nodes | config | tree | first step s | x plain | " + " | ".join(FIRST_PARTS) + " | status |",
+             "|---|---|---|---|---|---|" + "---|" * len(FIRST_PARTS) + "---|"]
+    for row in results["first"]:
+        parts = row.get("parts") or {}
+        status = row.get("failure") or row.get("emulation") or "ok"
+        lines.append(f"| {row['model']} | {_fmt(row.get('nodes'), 'd')} | {row['config']} | {row['tree']} | "
+                     f"{_fmt(row.get('total_s'))} | {_fmt(row.get('ratio'), '.2f')} | "
+                     + " | ".join(_fmt(parts.get(p), '.3f') for p in FIRST_PARTS) + f" | {status} |")
+    return lines
+
+
+def _cliffs_section(results):
+    lines = ["", "## g. Cliffs: many fetch sets, a graph grown run by run", "",
+             "fetch_sets: one graph with 600 outputs, each run fetches another one, cycled over several passes; ms "
+             "per run over the later passes (median of passes). grow: a trained MLP stack to which a script adds "
+             "an op reading the loss and runs it, again and again; ms per addition + run (median).", "",
+             "| cliff | tree | session | ms per run | x plain | size | status |", "|---|---|---|---|---|---|---|"]
+    for row in results["cliffs"]:
+        size = f"{row.get('sets')} sets" if row["cliff"] == "fetch_sets" else \
+            f"{row.get('nodes')} nodes, {row.get('additions')} additions"
+        status = row.get("failure") or row.get("emulation") or "ok"
+        lines.append(f"| {row['cliff']} | {row['tree']} | {'emulated' if row['emulated'] else 'plain'} | "
+                     f"{_fmt(_ms(row.get('per_run_s')))} | {_fmt(row.get('ratio'), '.2f')} | {size} | {status} |")
     return lines
 
 

@@ -19,7 +19,7 @@ import tempfile
 import time
 
 from benchmarks import report
-from benchmarks.configs import CONFIGS
+from benchmarks.configs import CONFIGS, is_emulated
 from benchmarks.runner import REPO_ROOT, run_child
 
 SETTINGS = {
@@ -37,6 +37,13 @@ SETTINGS = {
         "step_rounds": 1,
         "overhead": {"runs": 200, "repeats": 11},
         "overhead_without_npu_bridge": False,
+        "first_models": {
+            "mlp_stack_2k": ("mlp_stack", {"nodes": 2000}),
+            "small_cnn": ("small_cnn", {"batch": 16}),
+            "resnet50": ("resnet50", {"batch": 2, "image": 64, "base_width": 16}),
+        },
+        "first_rounds": 1,
+        "cliffs": {"fetch_sets": {"sets": 600, "passes": 2}, "grow": {"nodes": 2000, "additions": 20}},
         "timeout_s": 300,
     },
     "full": {
@@ -53,10 +60,19 @@ SETTINGS = {
         "step_rounds": 2,
         "overhead": {"runs": 500, "repeats": 41},
         "overhead_without_npu_bridge": True,
+        "first_models": {
+            "mlp_stack_2k": ("mlp_stack", {"nodes": 2000}),
+            "mlp_stack_10k": ("mlp_stack", {"nodes": 10000}),
+            "mlp_stack_20k": ("mlp_stack", {"nodes": 20000}),
+            "small_cnn": ("small_cnn", {"batch": 32}),
+            "resnet50": ("resnet50", {"batch": 2, "image": 128, "base_width": 64}),
+        },
+        "first_rounds": 2,
+        "cliffs": {"fetch_sets": {"sets": 600, "passes": 3}, "grow": {"nodes": 2000, "additions": 60}},
         "timeout_s": 900,
     },
 }
-PARTS = ("rewrite", "instructions", "step", "overhead")
+PARTS = ("rewrite", "instructions", "step", "overhead", "first", "cliffs")
 FAMILIES = ("mlp_stack", "conv_bn_stack")
 TF_LOG_ENV = {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": "meta_optimizer=1"}
 
@@ -76,9 +92,9 @@ def cpu_model():
     return "unknown"
 
 
-def git_commit():
+def git_commit(root=REPO_ROOT):
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
                               text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -196,6 +212,70 @@ def bench_step(settings, results):
                 row["ratio"] = row["median_s"] / plain["median_s"]
                 row["rss_ratio"] = row["peak_rss_mb"] / plain["peak_rss_mb"]
         results["step"].extend(rows)
+
+
+def _trees(before):
+    """(label, source tree) pairs the emulated configurations run in: this checkout, and --before's if given."""
+    return [("after", None), ("before", before)] if before else [("now", None)]
+
+
+def bench_first(settings, results, before=None):
+    """Time to first step, each (model, configuration[, tree]) in a fresh process, configurations interleaved
+    round-robin; the round with the shortest time is kept. Plain float32 and TF's AMP session run once per
+    round (they do not depend on the tree); the emulated configurations run in each tree."""
+    for label, (model, size) in settings["first_models"].items():
+        best = {}
+        for round_index in range(settings["first_rounds"]):
+            for config in CONFIGS:
+                trees = _trees(before) if is_emulated(config) else [("now", None)]
+                for tree, root in trees:
+                    key = (config, tree)
+                    if best.get(key, {}).get("failure"):
+                        continue
+                    log(f"time to first step: {label} under {config} [{tree}] "
+                        f"(round {round_index + 1}/{settings['first_rounds']})")
+                    outcome = run_child("first_step", {"model": model, "size": size, "config": config},
+                                        timeout_s=settings["timeout_s"], root=root)
+                    row = {"model": label, "config": config, "tree": tree}
+                    if outcome.of_kind("first_step"):
+                        row.update({k: v for k, v in outcome.of_kind("first_step")[0].items()
+                                    if k not in ("kind", "model", "config")})
+                    if outcome.failure:
+                        row.update(failure=outcome.failure, stderr_tail=outcome.stderr_tail)
+                    elif row.get("emulated") is False:
+                        row["failure"] = row["emulation"]
+                    kept = best.get(key)
+                    row["round_totals_s"] = (kept or {}).get("round_totals_s", []) + [row.get("total_s")]
+                    if kept is None or (row.get("total_s") and not row.get("failure") and
+                                        (kept.get("failure") or row["total_s"] < kept["total_s"])):
+                        best[key] = row
+                    else:
+                        kept["round_totals_s"] = row["round_totals_s"]
+        plain = best.get(("plain_fp32", "now"), {})
+        for row in best.values():
+            if plain.get("total_s") and row.get("total_s") and not row.get("failure"):
+                row["ratio"] = row["total_s"] / plain["total_s"]
+        results["first"].extend(best.values())
+
+
+def bench_cliffs(settings, results, before=None):
+    """The two cliffs of issue 16 item 5, plain against emulated (mixed_float16): cycling more fetch sets than
+    the plan cache held, and a script that adds an op and runs it, again and again."""
+    for cliff, spec in settings["cliffs"].items():
+        for tree, root, emulated in [("now", None, False)] + [(t, r, True) for t, r in _trees(before)]:
+            log(f"cliff {cliff}: {'emulated' if emulated else 'plain'} [{tree}]")
+            outcome = run_child(f"cliff_{cliff}", {**spec, "emulated": emulated}, timeout_s=settings["timeout_s"],
+                                root=root)
+            row = {"cliff": cliff, "tree": tree, "emulated": emulated, **spec}
+            if outcome.of_kind("cliff"):
+                row.update({k: v for k, v in outcome.of_kind("cliff")[0].items() if k != "kind"})
+            if outcome.failure:
+                row.update(failure=outcome.failure, stderr_tail=outcome.stderr_tail)
+            results["cliffs"].append(row)
+    plain = {row["cliff"]: row.get("per_run_s") for row in results["cliffs"] if not row["emulated"]}
+    for row in results["cliffs"]:
+        if row["emulated"] and row.get("per_run_s") and plain.get(row["cliff"]):
+            row["ratio"] = row["per_run_s"] / plain[row["cliff"]]
 
 
 # The pass's own function in TensorFlow: valgrind counts instructions only inside it (and what it calls).
@@ -319,6 +399,9 @@ def parse_args(argv):
     parser.add_argument("--only", action="append", choices=PARTS, help="run only this part (repeatable)")
     parser.add_argument("--profile", action="store_true",
                         help="profile the missed targets in quick mode too (full mode always does)")
+    parser.add_argument("--before", metavar="DIR",
+                        help="also run the time-to-first-step and cliff parts' emulated rows in DIR, a checkout of an "
+                             "earlier commit holding this benchmarks/ directory (rows 'before' and 'after')")
     parser.add_argument("--out", default=os.path.join(REPO_ROOT, "benchmarks", "results"),
                         help="results directory (default: benchmarks/results)")
     return parser.parse_args(argv)
@@ -336,8 +419,9 @@ def main(argv=None):
                  .strftime("%Y-%m-%d %H:%M UTC"), "cpu_model": cpu_model(), "git_commit": git_commit(),
                  "command": shlex.join(["python", "-m", "benchmarks.run", *(argv if argv is not None else sys.argv[1:])]),
                  "loadavg_start": [round(x, 2) for x in os.getloadavg()], "settings": settings,
+                 "before": args.before, "before_commit": git_commit(args.before) if args.before else None,
                  "environment": {}, "problems": []},
-        "rewrite": [], "instructions": [], "step": [], "overhead": None, "profiles": [],
+        "rewrite": [], "instructions": [], "step": [], "overhead": None, "profiles": [], "first": [], "cliffs": [],
     }
     with tempfile.TemporaryDirectory(prefix="npu_bridge_bench_") as work_dir:
         if "rewrite" in parts:
@@ -348,6 +432,10 @@ def main(argv=None):
             bench_step(settings, results)
         if "overhead" in parts:
             bench_overhead(settings, results)
+        if "first" in parts:
+            bench_first(settings, results, args.before)
+        if "cliffs" in parts:
+            bench_cliffs(settings, results, args.before)
         if not results["meta"]["environment"]:
             environment = run_child("build_graphs", {"families": {}, "out_dir": work_dir}, timeout_s=120)
             results["meta"]["environment"] = {k: v for k, v in (environment.of_kind("environment") or [{}])[0].items()

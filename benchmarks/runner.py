@@ -49,17 +49,20 @@ def _describe_exit(returncode, stderr):
     return f"exit code {returncode}: {last[:300]}"
 
 
-def run_child(task, spec, *, timeout_s, env=None, prefix=()):
+def run_child(task, spec, *, timeout_s, env=None, prefix=(), root=None):
     """Run `python -m benchmarks.child task spec` with this interpreter; never raises for a failed child.
 
-    prefix: words put before the interpreter (a valgrind command line, for instruction counts)."""
+    prefix: words put before the interpreter (a valgrind command line, for instruction counts).
+    root: the source tree to run in (default this checkout): its npu_bridge and benchmarks are imported first."""
     child_env = dict(os.environ)
     child_env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     child_env.update(env or {})
+    if root:
+        child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, child_env.get("PYTHONPATH")]))
     command = [*prefix, sys.executable, "-m", "benchmarks.child", task, json.dumps(spec)]
     start = time.perf_counter()
     try:
-        done = subprocess.run(command, cwd=REPO_ROOT, env=child_env, capture_output=True, text=True,
+        done = subprocess.run(command, cwd=root or REPO_ROOT, env=child_env, capture_output=True, text=True,
                               timeout=timeout_s)
         stdout, stderr, failure = done.stdout, done.stderr, None
         if done.returncode != 0:
