@@ -19,7 +19,7 @@ from tensorflow.python.platform import tf_logging
 from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.precision import rewrite
-from npu_bridge.runtime import log, observers, user_errors
+from npu_bridge.runtime import incremental, log, observers, user_errors
 from npu_bridge.runtime.callables import OptionsCallable
 from npu_bridge.runtime.plans import Plan, cache_plan, cached_plan, plan_key, subfeeds
 from npu_bridge.runtime.program import Program, fingerprints
@@ -49,6 +49,7 @@ class EmulatedSession:
         self._partial_runs = {}
         self._warned = set()    # the report's warnings already logged: a graph rewritten again repeats them
         self._steps = {}        # plan signature -> steps executed (run observers number steps per signature)
+        self._running = None    # incremental.RunningGraph: the user GraphDef the program was rewritten from
 
     def run(self, fetches, feed_dict=None, run_options=None, run_metadata=None):
         program = self.current_program()
@@ -156,23 +157,21 @@ class EmulatedSession:
             program = self.program
             if program is not None and program.version == version:
                 return program
-            result = rewrite(graph_def, self.options, lists=self.lists, customize=self.customize, log=False)
-            if program is None:
-                program, how = Program(result, version, self.target, self.config), "built"
-            elif program.can_extend_to(result, nodes := fingerprints(result.graph_def)):
-                program.extend_to(result, version, nodes)
-                how = "extended with the ops added since the last run"
+            result = self._rewrite_added(program, graph_def)
+            if result is not None:
+                added = result.graph_def.node[len(program.result.graph_def.node):]
+                program.extend_to(result, version, added_nodes=added)
+                how = "extended with the ops added since the last run (those rewritten alone)"
             else:
-                lost = program.state_lost_on_rebuild()
-                program = program.replace_with(result, version, self.target, self.config)
-                how = "rebuilt (variables carried over) after the pass changed existing ops"
-                if lost:
-                    # A silent restart of an input pipeline replays data mid-training: say so loudly.
-                    tf_logging.warning(
-                        "npu_bridge: ops added between runs changed how the NPU runs existing ops, so the emulated "
-                        "session was rebuilt: variables keep their values but these start over (iterators from "
-                        "their first element, queues and tables empty): %s. Build the whole graph before the first "
-                        "run to avoid this.", ", ".join(lost))
+                result = rewrite(graph_def, self.options, lists=self.lists, customize=self.customize, log=False)
+                if program is None:
+                    program, how = Program(result, version, self.target, self.config), "built"
+                elif program.can_extend_to(result, nodes := fingerprints(result.graph_def)):
+                    program.extend_to(result, version, nodes)
+                    how = "extended with the ops added since the last run"
+                else:
+                    program, how = self._rebuild(program, result, version)
+            self._running = incremental.RunningGraph(graph_def, result)
             self.program = program
             for observer in observers.active():
                 observer.program_ready(self, program)
@@ -182,6 +181,25 @@ class EmulatedSession:
                     self._warned.add(warning)
                     tf_logging.warning("NpuOptimizer %s: %s", self.options.mode_name, warning)
             return program
+
+    def _rewrite_added(self, program, graph_def):
+        """The rewrite of the grown graph from the running one and the added ops alone, or None (rewrite it all)."""
+        running = self._running
+        if program is None or running is None or running.result is not program.result:
+            return None
+        return incremental.rewrite_added(running, graph_def, self.options, self.lists, self.customize)
+
+    def _rebuild(self, program, result, version):
+        lost = program.state_lost_on_rebuild()
+        program = program.replace_with(result, version, self.target, self.config)
+        if lost:
+            # A silent restart of an input pipeline replays data mid-training: say so loudly.
+            tf_logging.warning(
+                "npu_bridge: ops added between runs changed how the NPU runs existing ops, so the emulated "
+                "session was rebuilt: variables keep their values but these start over (iterators from "
+                "their first element, queues and tables empty): %s. Build the whole graph before the first "
+                "run to avoid this.", ", ".join(lost))
+        return program, "rebuilt (variables carried over) after the pass changed existing ops"
 
     def _plan(self, program, fetches, feed_dict, key):
         pairs = subfeeds(feed_dict) if feed_dict else []

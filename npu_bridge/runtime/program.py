@@ -61,19 +61,24 @@ class Program:
                 return False
         return True
 
-    def extend_to(self, result, version, node_blobs):
-        """Import the nodes of `result` this program lacks into the running inner graph."""
+    def extend_to(self, result, version, node_blobs=None, added_nodes=None):
+        """Import the nodes of `result` this program lacks into the running inner graph.
+
+        node_blobs: fingerprints() of `result`, when the caller made them. added_nodes: the NodeDefs `result` adds,
+        when the caller knows that it holds this program's nodes and tensor-map entries unchanged plus these
+        (the incremental rewrite): then neither the whole graph is compared nor the cached plans dropped.
+        """
         added = graph_pb2.GraphDef()
         added.versions.CopyFrom(result.graph_def.versions)
         for function in result.graph_def.library.function:
             if function.signature.name not in self.functions:
                 added.library.function.add().CopyFrom(function)
         added.library.gradient.extend(result.graph_def.library.gradient)
-        new_names = {n.name for n in result.graph_def.node if n.name not in self.nodes}
+        if added_nodes is None:
+            added_nodes = [n for n in result.graph_def.node if n.name not in self.nodes]
+        new_names = {n.name for n in added_nodes}
         input_map, control_edges = {}, []
-        for node in result.graph_def.node:
-            if node.name not in new_names:
-                continue
+        for node in added_nodes:
             added_node = added.node.add()
             added_node.CopyFrom(node)
             del added_node.input[:]
@@ -96,13 +101,16 @@ class Program:
                 # import_graph_def maps control inputs only with a name prefix; add them to the imported op instead.
                 consumer_op = self.graph.get_operation_by_name(consumer)
                 consumer_op._add_control_input(self.graph.get_operation_by_name(producer))
-        if dict(result.tensor_map) != dict(self.result.tensor_map):
+        if node_blobs is not None and dict(result.tensor_map) != dict(self.result.tensor_map):
             self.plans = {}
         self.functions.update((f.signature.name, f.SerializeToString(deterministic=True))
                               for f in added.library.function)
         self.result = result
         self.version = version
-        self._nodes = node_blobs
+        if node_blobs is not None:
+            self._nodes = node_blobs
+        elif self._nodes is not None:
+            self._nodes.update(fingerprints(added))
 
     def state_lost_on_rebuild(self):
         """Names of the ops (iterators, queues, tables) whose contents a rebuild starts over."""

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from npu_bridge.core.precision import rewrite
 from npu_bridge.runtime import plans
 from .conftest import npu_config
 
@@ -85,3 +86,90 @@ def test_inner_graph_import_runs_bit_identical_to_import_graph_def(mode):
         reference_kernel = plain.run("kernel:0")
     np.testing.assert_array_equal(np.asarray(emulated, np.float32), np.asarray(reference).astype(np.float32))
     np.testing.assert_array_equal(emulated_kernel, reference_kernel)
+
+
+def _records(report):
+    return {r.name: r for r in report.records}
+
+
+def _assert_same_as_full_rewrite(sess):
+    """The program's result (grown incrementally) equals a full rewrite of the user's graph as it is now."""
+    emulation = sess._npu_emulation
+    full = rewrite(sess.graph.as_graph_def(), emulation.options, lists=emulation.lists,
+                   customize=emulation.customize, log=False)
+    grown = emulation.program.result
+    assert {n.name: n for n in grown.graph_def.node} == {n.name: n for n in full.graph_def.node}
+    assert dict(grown.tensor_map) == dict(full.tensor_map)
+    assert _records(grown.report) == _records(full.report)
+    assert grown.report.followed == full.report.followed
+    assert (grown.report.n_ops, grown.report.n_reduced, grown.report.n_casts) == \
+        (full.report.n_ops, full.report.n_reduced, full.report.n_casts)
+    assert set(grown.report.warnings) == set(full.report.warnings)
+
+
+def _mlp_with_user_casts():
+    v1 = tf.compat.v1
+    v1.set_random_seed(1)
+    x = v1.placeholder(tf.float32, [4, 8], name="x")
+    labels = v1.placeholder(tf.int32, [4], name="labels")
+    h = tf.nn.relu(tf.matmul(x, v1.get_variable("w0", [8, 8])), name="h")
+    tf.nn.relu(x * 2.0, name="side")         # a Relu no gradient reads yet
+    h16 = tf.cast(h, tf.float16, name="h16")
+    mixed = tf.add(tf.cast(h16, tf.float32), 1.0, name="mixed")
+    logits = tf.matmul(mixed, v1.get_variable("w1", [8, 3]), name="logits")
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits),
+                          name="loss")
+    train = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+    feeds = {x: np.linspace(-1, 1, 32, dtype=np.float32).reshape(4, 8), labels: np.arange(4, dtype=np.int32) % 3}
+    return h, logits, loss, train, feeds
+
+
+GROWTHS = {
+    "scalar of the loss": lambda h, logits, loss: loss * 3.0,
+    "gray op after a white one": lambda h, logits, loss: tf.nn.relu(logits) + 1.0,
+    "white op on a reduced tensor": lambda h, logits, loss: tf.matmul(h, tf.ones([8, 2])),
+    "user Cast beside an existing one": lambda h, logits, loss: tf.cast(h, tf.float16) * 2.0,
+    "gradient of an old Relu": lambda h, logits, loss: tf.gradients(tf.reduce_sum(h * h), h)[0],
+    "black op": lambda h, logits, loss: tf.exp(logits),
+    "user Cast an old MatMul may read": lambda h, logits, loss: tf.cast(
+        h.graph.get_tensor_by_name("w1/read:0"), tf.float16) * 2.0,
+    "first gradient of an old Relu": lambda h, logits, loss: tf.gradients(
+        tf.reduce_sum(h.graph.get_tensor_by_name("side:0")), h.graph.get_tensor_by_name("x:0"))[0],
+}
+
+
+@pytest.mark.parametrize("mode", ["mixed_float16", "fp16", "mixed_bfloat16"])
+@pytest.mark.parametrize("growth", list(GROWTHS))
+def test_ops_added_between_runs_are_rewritten_as_a_full_rewrite_would(graph, mode, growth):
+    """Added ops are rewritten alone (with what they read) only when that gives exactly the full rewrite's
+    nodes, tensor map and report; values fetched after the growth are the full graph's."""
+    h, logits, loss, train, feeds = _mlp_with_user_casts()
+    extra = {"soc_config": "Ascend910B1"} if mode == "mixed_bfloat16" else {}
+    with tf.compat.v1.Session(config=npu_config(mode, **extra)) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(train, feeds)
+        for _ in range(2):
+            added = GROWTHS[growth](h, logits, loss)
+            value = sess.run(added, feeds)
+            _assert_same_as_full_rewrite(sess)
+        with tf.compat.v1.Session(config=npu_config(mode, **extra)) as fresh:
+            fresh.run(tf.compat.v1.global_variables_initializer())
+            fresh.run(train, feeds)
+            np.testing.assert_array_equal(fresh.run(added, feeds), value)
+
+
+def test_a_script_adding_ops_takes_the_incremental_path(graph, monkeypatch):
+    """The common case (an op reading the loss, added and run again and again) never rewrites the whole graph."""
+    from npu_bridge.runtime import emulated
+
+    h, logits, loss, train, feeds = _mlp_with_user_casts()
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(train, feeds)
+        full = []
+        original = emulated.rewrite
+        monkeypatch.setattr(emulated, "rewrite", lambda *a, **k: full.append(1) or original(*a, **k))
+        for i in range(5):
+            assert sess.run(loss * float(i), feeds) == pytest.approx(sess.run(loss, feeds) * i, rel=1e-2)
+        assert not full
+        _assert_same_as_full_rewrite(sess)
