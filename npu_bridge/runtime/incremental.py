@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 from tensorflow.core.framework import graph_pb2
 
-from npu_bridge.core.precision import rewrite
+from npu_bridge.core.precision import rewrite, saturation
 from npu_bridge.core.precision.report import Report, RewriteResult
 
 # Set by TensorFlow on an existing op when it becomes a control input of a new one; changes nothing it computes.
@@ -127,13 +127,12 @@ def rewrite_added(running, user_def, options, lists, customize):
     graph_def.node.extend(added)
     tensor_map = dict(old_map)
     tensor_map.update((name, ref) for name, ref in partial.tensor_map.items() if _producer(name) in new_names)
-    report = _merged_report(running.result.report, partial.report, new_names,
-                            sum(1 for node in added if node.name not in new_names),
+    report = _merged_report(running.result.report, partial.report, new_names, added,
                             lambda: rewrite(user_def, options, lists=lists, customize=customize, log=False))
     return RewriteResult(graph_def, report, MappingProxyType(tensor_map))
 
 
-def _merged_report(old, partial, new_names, new_casts, full_rewrite):
+def _merged_report(old, partial, new_names, added, full_rewrite):
     """The report of the grown graph: counts and warnings combined from the running graph's and the added part's.
 
     Its rows (built only when someone reads them) come from a full rewrite: which consumer's row names a Cast
@@ -147,5 +146,9 @@ def _merged_report(old, partial, new_names, new_casts, full_rewrite):
     n_reduced = old.n_reduced + sum(1 for r in partial.records
                                     if r.name in new_names and r.decision == old.reduced_dtype)
     warnings = tuple(dict.fromkeys((*old.warnings, *partial.warnings)))
+    added_by_pass = [node for node in added if node.name not in new_names]
+    n_casts = sum(1 for node in added_by_pass if node.op == "Cast")
+    n_clamped = sum(1 for node in added_by_pass if node.name.endswith(saturation.SUFFIX))
     return Report(old.mode_name, old.soc, old.reduced_dtype, rows, old.n_ops + len(new_names), n_reduced,
-                  old.n_casts + new_casts, warnings)
+                  old.n_casts + n_casts, warnings, overflow_mode=old.overflow_mode,
+                  n_clamped=old.n_clamped + n_clamped)

@@ -102,8 +102,8 @@ def _assert_same_as_full_rewrite(sess):
     assert dict(grown.tensor_map) == dict(full.tensor_map)
     assert _records(grown.report) == _records(full.report)
     assert grown.report.followed == full.report.followed
-    assert (grown.report.n_ops, grown.report.n_reduced, grown.report.n_casts) == \
-        (full.report.n_ops, full.report.n_reduced, full.report.n_casts)
+    counts = ("n_ops", "n_reduced", "n_casts", "n_clamped", "overflow_mode")
+    assert [getattr(grown.report, c) for c in counts] == [getattr(full.report, c) for c in counts]
     assert set(grown.report.warnings) == set(full.report.warnings)
 
 
@@ -173,3 +173,32 @@ def test_a_script_adding_ops_takes_the_incremental_path(graph, monkeypatch):
             assert sess.run(loss * float(i), feeds) == pytest.approx(sess.run(loss, feeds) * i, rel=1e-2)
         assert not full
         _assert_same_as_full_rewrite(sess)
+
+
+@pytest.mark.parametrize("soc_name", ["ascend910", "ascend910b"])
+def test_ops_added_to_a_loss_scaled_graph_in_saturation_mode_as_a_full_rewrite(graph, soc_name):
+    """Saturation mode clamps every float16 output and wires loss scaling's status to the clamps upstream of it:
+    new float16 outputs and new readers of clamped ones grow the graph exactly as a full rewrite would."""
+    from npu_bridge.core import soc
+    from npu_bridge.estimator.npu.npu_loss_scale_manager import FixedLossScaleManager
+    from npu_bridge.estimator.npu.npu_loss_scale_optimizer import NPULossScaleOptimizer
+
+    v1 = tf.compat.v1
+    x = v1.placeholder(tf.float32, [4, 4], name="x")
+    w = v1.Variable(np.full((4, 4), 0.5, np.float32), name="w")
+    product = tf.matmul(x, w, name="product")
+    loss = tf.reduce_mean(product)
+    train = NPULossScaleOptimizer(v1.train.GradientDescentOptimizer(0.1), FixedLossScaleManager(8.0)) \
+        .minimize(loss, global_step=v1.train.get_or_create_global_step())
+    feed = {x: np.full((4, 4), 1000.0, np.float32)}
+    try:
+        with v1.Session(config=npu_config(soc_config=soc_name)) as sess:
+            sess.run(v1.global_variables_initializer())
+            sess.run(train, feed)
+            for added in (tf.matmul(product, w) * 100.0, tf.nn.relu(product) - loss, loss * 3.0):
+                sess.run(added, feed)
+                _assert_same_as_full_rewrite(sess)
+            assert sess._npu_emulation.program.result.report.overflow_mode == \
+                ("saturation" if soc_name == "ascend910" else "inf_nan")
+    finally:
+        soc.set_device_saturation(None)
