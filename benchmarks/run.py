@@ -67,7 +67,7 @@ SETTINGS = {
             "small_cnn": ("small_cnn", {"batch": 32}),
             "resnet50": ("resnet50", {"batch": 2, "image": 128, "base_width": 64}),
         },
-        "first_rounds": 2,
+        "first_rounds": 1,
         "cliffs": {"fetch_sets": {"sets": 600, "passes": 3}, "grow": {"nodes": 2000, "additions": 60}},
         "timeout_s": 900,
     },
