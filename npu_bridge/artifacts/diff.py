@@ -3,10 +3,12 @@
 BASE and NEW are each a --report-dir folder (run.json + graph-<n>.report.json), a run.json, or one report JSON
 (`npu-report --json`, or a graph-<n>.report.json alone). Graphs pair by file name, ops by name.
 
-It fails (exit 1) when a decision changed: an op's list, decision or float32-between-casts emulation, an op or a
-graph present on one side only, or a loss curve that moved beyond the tolerance at some step (|new - base| >
-atol + rtol * |base|), lost steps, or went missing. Reasons, origins and casts that changed alone are printed as
-notes: they explain a change, they are not one. Nothing here imports TensorFlow.
+It fails (exit 1) when a decision changed: the mode, soc, reduced dtype or overflow mode (where both sides record
+it), an op's list, decision or float32-between-casts emulation, an op with float work or a graph present on one
+side only, or a loss curve that moved beyond the tolerance at some step (|new - base| > atol + rtol * |base|),
+lost steps, or went missing. Reasons, origins and casts that changed alone, and shape-only ops on one side (which
+TensorFlow versions build differently), are printed as notes: they explain a change, they are not one. Nothing
+here imports TensorFlow.
 
 Default tolerance (rtol 1e-2, atol 1e-5): a run on another CPU or TensorFlow version may sum float32 in another
 order; where the NPU rounds to float16 that can move a value by one float16 step (2^-11 relative, about 5e-4),
@@ -115,8 +117,8 @@ def _compare_reports(base, new, diff):
         if (base is None) != (new is None):
             diff.failures.append("the per-op report is missing on one side")
         return
-    for key in ("mode", "soc", "reduced_dtype"):
-        if base.get(key) != new.get(key):
+    for key in ("mode", "soc", "reduced_dtype", "overflow_mode"):
+        if key in base and key in new and base[key] != new[key]:
             diff.failures.append(f"{key} {base.get(key)} -> {new.get(key)}")
     base_ops = {r["name"]: r for r in base.get("records", ())}
     new_ops = {r["name"]: r for r in new.get("records", ())}

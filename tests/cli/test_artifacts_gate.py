@@ -176,3 +176,20 @@ def test_loss_curve_beyond_the_tolerance_fails_and_within_it_passes(base, tmp_pa
 def test_unreadable_artifacts_are_exit_2_naming_the_file(tmp_path, capsys):
     assert npu_report(["diff", str(tmp_path / "missing"), str(tmp_path)]) == 2
     assert "missing" in capsys.readouterr().err
+
+
+def test_only_ops_with_float_work_fail_when_present_on_one_side():
+    from npu_bridge.artifacts.diff import GraphArtifacts, compare
+
+    def graph(*records):
+        return {"graph-1": GraphArtifacts({"mode": "mixed_float16", "soc": "ascend910", "reduced_dtype": "float16",
+                                           "records": list(records)}, {})}
+
+    shape = {"name": "grad/Shape", "list": "-", "decision": "unchanged"}
+    const = {"name": "grad/Reshape/shape", "list": "-", "decision": "unchanged"}
+    mul = {"name": "scale", "list": "gray", "decision": "float16"}
+    # TensorFlow 2.15 builds a Shape op where 2.21 folds a Const: no decision changed.
+    (diff,) = compare(graph(const, mul), graph(shape, mul))
+    assert not diff.failed and {name for name, _, _ in diff.changed_ops} == {"grad/Shape", "grad/Reshape/shape"}
+    (diff,) = compare(graph(const, mul), graph(const))
+    assert diff.failed and [name for name, _, failing in diff.changed_ops if failing] == ["scale"]
