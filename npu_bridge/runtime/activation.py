@@ -59,6 +59,7 @@ def _init(self, target="", graph=None, config=None):
         if _environment is not None:
             target, config = _environment.session_settings(target, config)
     except _USER_FACING_ERRORS as error:
+        self._session = None    # BaseSession.__del__ reads it: a session refused before it existed frees nothing
         raise error.with_traceback(None) from None
     _originals["__init__"](self, target, graph, config)
     try:
