@@ -2,10 +2,10 @@
 
     python -m benchmarks.debug_tools            # about 2 minutes on 2 cores; writes benchmarks/results/debug-tf<v>.md
 
-a. compare: wall time of one compared step (compare_step: the step, the float32 reference and the local
-   measurements) against one plain float32 step and one emulated step of the same ~200-op training graph, in
-   the same process; the first compared step (building the reference session and the local plans) and the
-   median of later ones are shown separately.
+a. compare: wall time of one compared step (the step, the float32 reference and the local measurements)
+   against one plain float32 step and one emulated step of the same ~200-op training graph, in the same
+   process: a single compare_step call (which builds its reference session and local plans), and steps compared
+   inside one `comparing` block as `npu-debug compare` runs them (first, then the median of later ones).
 b. suggest: replays the search needs on a ~200-op training graph with 1 and with 3 planted culprits (a
    normalization x / sqrt(x*x + 1e-8) after a Relu: 1e-8 is 0 in float16, zeros give 0/0), against the bound
    2n + 3 for n candidate ops, and the search's wall time.
@@ -24,7 +24,7 @@ import tensorflow as tf  # noqa: E402
 tf.compat.v1.disable_v2_behavior()
 
 import npu_bridge.runtime  # noqa: E402
-from npu_bridge.debug import compare_step  # noqa: E402
+from npu_bridge.debug import compare_step, comparing  # noqa: E402
 from npu_bridge.debug.capture import CaptureObserver  # noqa: E402
 from npu_bridge.debug.suggest import Search, Tolerance  # noqa: E402
 from npu_bridge.runtime import observers  # noqa: E402
@@ -86,10 +86,13 @@ def bench_compare(repeats):
                 rows[label] = statistics.median(_timed(lambda: sess.run([train, loss], feeds), repeats * 5))
                 if mixed:
                     n_ops = npu_bridge.runtime.last_report(sess).n_ops
-                    first = _timed(lambda: compare_step(sess, [train, loss], feeds), 1)[0]
-                    later = _timed(lambda: compare_step(sess, [train, loss], feeds), repeats)
-                    rows["compared step, first"] = first
-                    rows["compared step, median of later"] = statistics.median(later)
+                    rows["compare_step (one call: builds the reference)"] = _timed(
+                        lambda: compare_step(sess, [train, loss], feeds), 1)[0]
+                    with comparing() as seen:      # every step, as npu-debug compare does for its --steps
+                        times = _timed(lambda: sess.run([train, loss], feeds), repeats + 1)
+                    assert len(seen.comparisons) == repeats + 1
+                    rows["compared step (npu-debug compare), first"] = times[0]
+                    rows["compared step (npu-debug compare), median of later"] = statistics.median(times[1:])
     return n_ops, rows
 
 

@@ -6,7 +6,7 @@
     print(comparison.summary())                                      # the first op breaking accuracy, its line
     comparison.write_csv("step.csv")                                 # msaccucmp's columns + local errors
 
-    with comparing(steps={0, 10}) as seen:                           # every run inside, at those steps
+    with comparing(steps={0, 10}) as seen:                           # runs inside, at those steps (None: all)
         train(sess)
     for comparison in seen.comparisons: ...
 """
@@ -36,13 +36,17 @@ def compare_step(sess, fetches, feed_dict=None, options=None, run_metadata=None)
     return results, observer.comparisons[0]
 
 
-@contextlib.contextmanager
-def comparing(steps):
-    """Compare the runs inside the block at `steps` (step numbers, counted per fetch signature from 0).
+class _EveryStep:
+    def __contains__(self, step):
+        return True
 
-    Yields the observer: its `comparisons` list fills as the steps run.
+
+@contextlib.contextmanager
+def comparing(steps=None):
+    """Compare the runs inside the block at `steps` (step numbers, counted per fetch signature from 0; None:
+    every step). Yields the observer: its `comparisons` list fills as the steps run.
     """
-    observer = CompareObserver(steps=frozenset(steps))
+    observer = CompareObserver(steps=_EveryStep() if steps is None else frozenset(steps))
     observers.add_observer(observer)
     try:
         yield observer

@@ -50,9 +50,10 @@ class Reference:
         with self.graph.as_default():
             tf.graph_util.import_graph_def(graph_def, name="")
         self.session = tf.compat.v1.Session(graph=self.graph, config=config)
+        self.variables = state_transfer.VariableCopier(self.graph)
 
     def run(self, names, variables, feeds):
-        state_transfer.write_variables(self.session, self.graph, variables)
+        self.variables.write(self.session, variables)
         return self.session.run(list(names), feeds)
 
     def close(self):
@@ -289,6 +290,7 @@ class CompareObserver(observers.RunObserver):
         self._graphs = {}
         self._references = {}
         self._local = {}
+        self._copiers = {}          # id(program) -> VariableCopier of its inner graph
         self._pending = None
         self._once_done = False
         self.steps_seen = {}        # plan signature -> steps seen, to explain a step that was never reached
@@ -303,7 +305,10 @@ class CompareObserver(observers.RunObserver):
             step_graph = self._graphs[key] = StepGraph(emulation, plan)
         if not step_graph.runs_reduced:
             return ()
-        variables = state_transfer.read_variables(plan.program.session, plan.program.graph)
+        copier = self._copiers.get(id(plan.program))
+        if copier is None or copier.graph is not plan.program.graph:
+            copier = self._copiers[id(plan.program)] = state_transfer.VariableCopier(plan.program.graph)
+        variables = copier.read(plan.program.session)
         self._pending = (emulation, plan, step, step_graph, key, variables)
         return step_graph.extra_fetches()
 

@@ -6,6 +6,7 @@ first two recomputes everything except the third, which it cannot reproduce (an 
 random op would draw again); those "source" outputs are fetched from the emulated step and fed to the reference,
 so both compute from the same inputs.
 """
+import functools
 import linecache
 import os
 
@@ -137,11 +138,16 @@ def _exists(graph, name):
     return True
 
 
+@functools.lru_cache(maxsize=4096)
+def _is_library(filename):
+    return os.path.realpath(filename).startswith(_LIBRARY_DIRS) or "site-packages" in filename
+
+
 def source_line(op):
     """"file:line: code" of the innermost frame of the user's code that created `op` ("" when unknown)."""
     for frame in reversed(op.traceback or ()):
         filename = frame.filename if hasattr(frame, "filename") else frame[0]
-        if os.path.realpath(filename).startswith(_LIBRARY_DIRS) or "site-packages" in filename:
+        if _is_library(filename):
             continue
         lineno = frame.lineno if hasattr(frame, "lineno") else frame[1]
         line = (frame.line if hasattr(frame, "line") else frame[3]) or linecache.getline(filename, lineno)

@@ -57,3 +57,44 @@ def _assign(op, value):
     if op.type in _REF_VARIABLES:
         return tf.raw_ops.Assign(ref=op.outputs[0], value=value, validate_shape=False).op
     return tf.raw_ops.AssignVariableOp(resource=op.outputs[0], value=value)
+
+
+class VariableCopier:
+    """Reads or writes every variable of one graph again and again, building its ops once.
+
+    For tools that copy state at every step they watch (npu-debug compare reads the emulated session's variables
+    before a step and writes them into its float32 reference): read_variables / write_variables add new ops on
+    each call, which a session must then be extended with.
+    """
+
+    def __init__(self, graph):
+        self.graph = graph
+        variables = [op for op in graph.get_operations() if op.type in _REF_VARIABLES + _RESOURCE_VARIABLES]
+        with graph.as_default(), tf.name_scope(_SCOPE):
+            self._checks = [_is_initialized(op) for op in variables]
+            self._reads = {op.name: _read(op) for op in variables}
+        self._assigns = {}
+
+    def read(self, session):
+        """{variable op name: value} for every variable initialized in `session`."""
+        if not self._reads:
+            return {}
+        names = [name for name, ready in zip(self._reads, session.run(self._checks)) if ready]
+        return dict(zip(names, session.run([self._reads[name] for name in names])))
+
+    def write(self, session, values):
+        """Assign `values` ({variable op name: value}) to the graph's variables of those names."""
+        fetches, feeds = [], {}
+        for name, value in values.items():
+            if name not in self._reads:
+                continue
+            if name not in self._assigns:
+                op = self.graph.get_operation_by_name(name)
+                with self.graph.as_default(), tf.name_scope(_SCOPE):
+                    holder = tf.compat.v1.placeholder(self._reads[name].dtype.base_dtype)
+                    self._assigns[name] = (holder, _assign(op, holder))
+            holder, assign = self._assigns[name]
+            fetches.append(assign)
+            feeds[holder] = value
+        if fetches:
+            session.run(fetches, feeds)

@@ -166,3 +166,54 @@ def test_step_lists_use_the_adapters_format_and_message():
         parse_steps("0,5")
     with pytest.raises(NpuConfigError, match="the first step is >= second step"):
         parse_steps("7-3")
+
+
+def test_batched_local_runs_equal_one_run_per_op(graph):
+    from npu_bridge.debug.compare import LocalRunner
+    from npu_bridge.debug.stepgraph import StepGraph
+    from npu_bridge.runtime import observers
+
+    x, loss, data = _regression()
+    train = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(loss)
+    seen = {}
+
+    class Keep(observers.RunObserver):
+        def before_step(self, emulation, plan, step):
+            seen.update(emulation=emulation, plan=plan)
+            return ()
+
+    observer = Keep()
+    observers.add_observer(observer)
+    try:
+        with tf.compat.v1.Session(config=npu_config(**MIXED)) as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            _, comparison = compare_step(sess, [train, loss], {x: data})
+            emulation, plan = seen["emulation"], seen["plan"]
+            step_graph = StepGraph(emulation, plan)
+            batched = LocalRunner(emulation, plan, step_graph)
+            assert 1 < len(batched.batches) < len(step_graph.local_ops) / 2, "few runs measure many ops"
+            shapes = {name: graph.get_tensor_by_name(name).shape.as_list()
+                      for name in [*step_graph.inner, "x:0", "w1/read:0", "w2/read:0"]}
+            truth = {name: np.asarray(np.random.RandomState(len(name)).randn(*shape), np.float32)
+                     for name, shape in shapes.items()}
+            together = batched.measure(truth)
+            alone = LocalRunner(emulation, plan, step_graph)
+            alone.batches = [[op] for op in step_graph.local_ops]
+            separate = alone.measure(truth)
+    finally:
+        observers.remove_observer(observer)
+    assert together.keys() == separate.keys() and together
+    for name, (values, reason) in together.items():
+        assert reason == "" and separate[name][1] == ""
+        for a, b in zip(values, separate[name][0]):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_plot_of_errors_by_execution_order(graph, tmp_path):
+    pytest.importorskip("matplotlib")
+    x, loss, data = _regression(scale=30000.0)
+    with tf.compat.v1.Session(config=npu_config(**MIXED)) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        _, comparison = compare_step(sess, loss, {x: data})
+    path = comparison.plot(str(tmp_path / "step.png"))
+    assert path and (tmp_path / "step.png").stat().st_size > 1000
