@@ -8,7 +8,7 @@ a. compare: wall time of one compared step (the step, the float32 reference and 
    inside one `comparing` block as `npu-debug compare` runs them (first, then the median of later ones).
 b. suggest: replays the search needs on a ~200-op training graph with 1 and with 3 planted culprits (a
    normalization x / sqrt(x*x + 1e-8) after a Relu: 1e-8 is 0 in float16, zeros give 0/0), against the bound
-   2n + 3 for n candidate ops, and the search's wall time.
+   3n + 3 for n candidate ops, and the search's wall time.
 """
 import argparse
 import os
@@ -134,7 +134,7 @@ def main(argv=None):
              f"## a. compare: one compared step against one float32 step ({n_ops}-op MLP training graph, "
              f"{LAYERS} layers of {WIDTH}, batch {BATCH})", "", "| step | ms | x plain float32 |", "|---|---|---|"]
     lines += [f"| {label} | {seconds * 1e3:.2f} | {seconds / plain:.1f} |" for label, seconds in rows.items()]
-    lines += ["", f"## b. suggest: replays of {args.steps} recorded steps (bound 2n + 3 for n candidate ops)", "",
+    lines += ["", f"## b. suggest: replays of {args.steps} recorded steps (bound 3n + 3 for n candidate ops)", "",
               "| planted culprits | graph ops | candidates n | replays | bound | kept in float32 | within tolerance "
               "after | search s |", "|---|---|---|---|---|---|---|---|"]
     for culprits in ((3,), (1, 4, 6)):

@@ -126,7 +126,7 @@ def add_suggest_arguments(parser):
     parser.add_argument("--rtol", type=float, default=1e-2, help="relative tolerance against float32 (default 0.01)")
     parser.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
     parser.add_argument("--max-replays", type=int, default=200, metavar="N",
-                        help="cap on replays of the recorded steps (default 200; the search needs at most 2n+3 "
+                        help="cap on replays of the recorded steps (default 200; the search needs at most 3n+3 "
                              "for n reduced ops, untested ops stay float32 past the cap)")
     parser.add_argument("--output", "-out", default="npu_debug_suggest", metavar="DIR",
                         help="folder for modify_mixlist.json and customize_dtypes.cfg")

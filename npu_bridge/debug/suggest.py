@@ -11,9 +11,12 @@ dependence on its seeding.
 2. Bisection over the remaining reduced ops in execution order, as onnxconverter-common's auto mixed precision
    does: take the largest untested segment, try it reduced with every op not yet proven good kept in float32;
    a passing segment is good, a failing one is split in half, a failing single op is kept in float32.
+3. Pruning: each op the bisection kept is tried reduced again, alone, with the others kept; ops whose failure
+   only showed together with another culprit's go back to the reduced dtype (the answer is 1-minimal).
 Every segment is tried once; the segments form a binary tree over the n candidates, so the bisection replays
-at most 2n - 1 times, plus one replay with all candidates in float32 and one of the final choice (bound 2n + 1,
-and --max-replays caps it: untested segments then stay in float32).
+at most 2n - 1 times; with the float32 and as-configured replays, the one with all candidates in float32, the
+final check and at most one per op found, the bound is 3n + 3 (--max-replays caps it: untested segments then
+stay in float32).
 """
 import contextlib
 import json
@@ -193,7 +196,7 @@ class Search:
         range_blocked = [name for name in self.candidates if any(peaks[t] > limit for t in ports[name])]
         mixed, _ = self.replay.run({})
         rest = [name for name in self.candidates if name not in range_blocked]
-        bound = 4 + max(2 * len(rest) - 1, 0)     # float32, as configured, all kept, final + the bisection tree
+        bound = 3 * len(rest) + 3 if rest else 4  # float32, as configured, all kept, final, tree 2n - 1, pruning n
         result = Suggestion(blocked=[], range_blocked=range_blocked, types=[], moved={}, replays=0, bound=bound,
                             float32=self.float32, mixed=mixed, fixed=mixed)
         if not range_blocked and self.tolerance.holds(mixed, self.float32):
@@ -225,6 +228,13 @@ class Search:
             raise SuggestError(f"the ops found ({', '.join(result.blocked)}) do not keep the metric within "
                                "tolerance when kept in float32 together (the reduced ops interact): widen the "
                                "tolerance, or keep more ops in float32")
+        for name in reversed([n for n in result.blocked if n not in range_blocked and n not in result.untested]):
+            if self.replay.count >= self.max_replays:
+                break
+            fewer = [n for n in result.blocked if n != name]
+            ok, values = self.passes(fewer)
+            if ok:
+                result.blocked, result.fixed = fewer, values
         report = self.recording.report
         result.types = sorted({report.by_name(name).ir_type for name in result.blocked})
         for record in report.records:
