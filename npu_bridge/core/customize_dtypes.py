@@ -131,7 +131,7 @@ def load_customize_dtypes(path, library=None):
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, UnicodeDecodeError, ValueError) as err:     # ValueError: a NUL byte in the path
         raise NpuConfigError(f"customize_dtypes [{path}]: The customize file does not exist or its access "
                              f"permission is denied ({err}).") from None
     if text.startswith("\ufeff"):

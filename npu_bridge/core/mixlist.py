@@ -48,7 +48,7 @@ def _read_text(path):
     try:
         with open(path, encoding="utf-8-sig") as handle:
             return handle.read()
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, UnicodeDecodeError, ValueError) as err:     # ValueError: a NUL byte in the path
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise NpuConfigError(f"modify_mixlist: cannot open file [{path}]: {reason}.") from None
 
@@ -57,7 +57,11 @@ def _parse(path, text):
     if not text.strip():
         raise NpuConfigError(f"modify_mixlist: The file at path [{path}] is empty.")
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_DuplicateKeys(path))
+    except RecursionError:
+        raise NpuConfigError(
+            f"modify_mixlist [{path}]: The configuration file is not in JSON format or its content is invalid "
+            "(arrays or objects nested too deeply to read; a mixlist has three levels).") from None
     except json.JSONDecodeError as err:
         hint = ""
         if text.startswith("//", err.pos):       # the parser stopped at a comment, not at a '//' inside a string
@@ -66,6 +70,24 @@ def _parse(path, text):
         raise NpuConfigError(
             f"modify_mixlist [{path}]: The configuration file is not in JSON format or its content is invalid "
             f"(line {err.lineno}, column {err.colno}: {err.msg}).{hint}") from None
+
+
+class _DuplicateKeys:
+    """json object hook: a key written twice in one object keeps only its last value, in Python's parser as in
+    the engine's, which silently drops the first block ("black-list" twice): warn, naming the key."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __call__(self, pairs):
+        seen = {}
+        for key, value in pairs:
+            if key in seen:
+                config_warning(f"modify_mixlist [{self.path}]: key '{key}' appears twice in one object; like the "
+                               "Ascend parser, only its last value is read and the first is dropped. Merge the two "
+                               "blocks into one.")
+            seen[key] = value
+        return seen
 
 
 def _actions_per_op(path, data):
@@ -130,10 +152,14 @@ def warn_about_op_types(entries, library):
     """
     unheard = []
     for where, name in entries:
-        message = _name_problem(where, name, library)
-        if message is None:
-            continue
-        if len(unheard) < _MAX_NAME_WARNINGS:
+        # The nearest-name search costs milliseconds per name: past the cap only whether a name acts is checked.
+        if len(unheard) >= _MAX_NAME_WARNINGS:
+            if _acts(name, library):
+                continue
+        else:
+            message = _name_problem(where, name, library)
+            if message is None:
+                continue
             config_warning(message)
         unheard.append(name)
     if len(unheard) > _MAX_NAME_WARNINGS:
@@ -143,6 +169,11 @@ def warn_about_op_types(entries, library):
 
 
 _MAX_NAME_WARNINGS = 20
+
+
+def _acts(name, library):
+    """Does a list entry name an IR type some TensorFlow op becomes here (what _name_problem accepts)?"""
+    return name in library.types and name in reachable_ir_types() and not _tf_name_note(name, library)
 
 
 def _name_problem(where, name, library):

@@ -40,7 +40,10 @@ class OpLibrary:
         self._flags = {}
         self._float_dtypes = {}
         self._dtypes = {}
+        self._n_inputs = {}
         for ir_type, entry in entries.items():
+            self._n_inputs[ir_type] = sum(1 for key, port in entry.items()
+                                          if key.startswith("input") and isinstance(port, dict)) or None
             self._flags[ir_type] = _flag_of(ir_type, entry, source)
             dtypes = _dtypes_of(entry)
             self._float_dtypes[ir_type] = _float_dtypes_of(dtypes)
@@ -66,6 +69,10 @@ class OpLibrary:
         """Every dtype the op's ports declare, in TensorFlow names ("float32", "float16", "int8", ...); None if the
         op declares none (dynamicFormat ops, ops the library lacks)."""
         return self._dtypes.get(ir_type)
+
+    def declared_inputs(self, ir_type):
+        """How many inputs (input0, input1, ...) the op's entry declares, optional ones included; None if none."""
+        return self._n_inputs.get(ir_type)
 
     def supports(self, ir_type, dtype):
         """Whether the op's kernel takes this float dtype. Undeclared (dynamicFormat) and unknown ops: yes."""
@@ -115,7 +122,13 @@ def _edit_distance(a, b):
 
 
 def _flag_of(ir_type, entry, source):
-    flag = entry.get("precision_reduce", {}).get("flag") if isinstance(entry.get("precision_reduce"), dict) else None
+    reduce = entry.get("precision_reduce")
+    if reduce is not None and not isinstance(reduce, dict):
+        config_warning(f"operator library {source}: {ir_type}.precision_reduce is {reduce!r}, not an object such as "
+                       f'{{"flag": "{reduce if reduce in ("true", "false") else "true"}"}}; the Ascend fusion engine '
+                       "reads no flag from it, so the op is gray")
+        return None
+    flag = reduce.get("flag") if reduce is not None else None
     if flag is None or flag in ("true", "false"):
         return flag
     message = (f"operator library {source}: {ir_type}.precision_reduce.flag is {flag!r}; only \"true\" and "
@@ -179,6 +192,9 @@ def _read_json(path):
         raise NpuConfigError(f"operator library file {path} cannot be read: {err}") from None
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise NpuConfigError(f"operator library file {path} is not valid JSON that can be read: arrays or objects "
+                             "nested too deeply (an op entry nests at most a few levels)") from None
     except json.JSONDecodeError as err:
         raise NpuConfigError(
             f"operator library file {path} is not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"

@@ -222,6 +222,21 @@ def _as_python(which, value):
     return value
 
 
+# File and folder options: read as the OS spells paths, so a non-UTF-8 bytes path opens the file it names.
+_PATH_KEYS = frozenset({"modify_mixlist", "customize_dtypes", "dump_path"})
+
+
+def _path_value(key, value):
+    text = os.fsdecode(value) if isinstance(value, bytes) else str(value)
+    if "\x00" in text:
+        raise NpuConfigError(f"NpuOptimizer: parameter_map['{key}'] is {text!r}, a path with a NUL byte: no file can "
+                             "have that name (the adapter's C++ side would read the path only up to the NUL).")
+    if not text:
+        config_warning(f"NpuOptimizer parameter_map['{key}'] is an empty path: no file is read (the real adapter "
+                       "takes an empty value for not set); remove the key or give the path.")
+    return text
+
+
 def _read_parameter_map(parameter_map):
     """{key: python value} read through the field the adapter uses, warning about every silent mistake."""
     values = {}
@@ -238,7 +253,7 @@ def _read_parameter_map(parameter_map):
             values[key] = _as_python(which, value) if which else None
             continue
         if which == expected:
-            values[key] = _as_python(which, value)
+            values[key] = _path_value(key, value) if key in _PATH_KEYS else _as_python(which, value)
             continue
         if key in TYPE_CHECKED:
             raise type_error(key)
@@ -313,7 +328,7 @@ def _resolve_precision(values, soc, graph_run_mode):
 
 
 def _check_mixlist_mode(values):
-    if "modify_mixlist" not in values:
+    if not values.get("modify_mixlist"):
         return
     if "precision_mode" in values:
         if values["precision_mode"] not in _MIXED_V1:

@@ -161,6 +161,7 @@ class Decider:
         self.facts = {}
         self._shared = {}       # (signature, facts, deciding producer classes) -> the plan those nodes share
         self.changed = []       # names of nodes whose plan changes attributes or logical dtypes
+        self.warnings = {}      # sentence -> None: what a user should hear about (ordered, each once)
 
     def run(self):
         pinned = {}
@@ -353,6 +354,9 @@ class Decider:
     def _customized(self, node, sig, facts, plan, rule):
         """customize_dtypes: the rule sets port dtypes directly; unnamed ports keep their graph dtype."""
         _check_kernel_dtypes(node, facts, rule)
+        count = _input_count_problem(node, sig, facts, rule)
+        if count:
+            self.warnings[f"customize_dtypes [{self.ctx.customize.path}] line {rule.line}: {count}"] = None
         wanted_in = _wanted(rule.inputs, sig.inputs)
         wanted_out = _wanted(rule.outputs, sig.outputs)
         plan.reason = (f"customize_dtypes line {rule.line} (by {rule.by}): inputs "
@@ -503,6 +507,27 @@ def _check_kernel_dtypes(node, facts, rule):
             f"After filtering dtypes by custom dtypes, the supported dtypes for op [{node.name}] are empty: "
             f"customize_dtypes line {rule.line} asks for {', '.join(missing)}, but {facts.ir_type} on "
             f"{facts.library.soc} takes {', '.join(sorted(declared))}"))
+
+
+def _input_count_problem(node, sig, facts, rule):
+    """A line giving more input dtypes than the op has inputs (the extra ones pin nothing), or fewer (the rest keep
+    their dtype, which an empty token says explicitly); None when the counts agree or the line gives none.
+
+    "The op's inputs" are the IR type's declared inputs, optional ones included (MatMulV2 declares a bias, so the
+    common `InputDtype:float16,float16,float32` line is right for TF MatMul), else the TF node's."""
+    given = len(rule.inputs)
+    if not given:
+        return None
+    declared = facts.library.declared_inputs(facts.ir_type)
+    has = max(declared or 0, len(sig.inputs))
+    if given > has:
+        return (f"{given} input dtypes for op '{node.name}' ({facts.ir_type}), which has {has} input{'s' if has > 1 else ''}: the last "
+                f"{given - has} pin nothing (the real engine ignores them silently)")
+    if given < len(sig.inputs):
+        return (f"{given} input dtype{'s' if given > 1 else ''} for op '{node.name}' ({facts.ir_type}), which has "
+                f"{len(sig.inputs)} inputs: inputs {given} to {len(sig.inputs) - 1} keep their dtype; write an empty "
+                "token for each (e.g. 'float16,,') to say so")
+    return None
 
 
 def _wanted(tokens, ports):

@@ -13,7 +13,7 @@ from tensorflow.python.platform import tf_logging
 from npu_bridge.core.errors import PrecisionPassError
 from npu_bridge.core.graph import Graph
 from npu_bridge.core.precision.casts import CastBuilder, CastPlanError
-from npu_bridge.core.precision.decide import Decider, GraphStructureError
+from npu_bridge.core.precision.decide import CALL, Decider, GraphStructureError
 from npu_bridge.core.precision.report import Report, RewriteResult
 from npu_bridge.core.precision.rules import FOLLOWED, OpFacts, RuleViolation
 from npu_bridge.core.precision.saturation import saturate
@@ -167,7 +167,9 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True, saturat
         builder = CastBuilder(ctx, plans, decider.signatures, decider.changed)
         tensor_map = builder.apply()
         n_clamped = saturate(ctx.graph, builder, tensor_map, decider.folded) if saturation else 0
-        report = _report(options, builder, plans, decider.facts, saturation, n_clamped)
+        warnings = [*decider.warnings, *_unmatched_names(ctx), *_function_bodies(work, builder, plans),
+                    *builder.warnings]
+        report = _report(options, builder, plans, decider.facts, saturation, n_clamped, warnings)
     except GraphStructureError as error:
         raise PrecisionPassError(error.node, "graph structure", str(error)) from None
     except CastPlanError as error:
@@ -212,7 +214,40 @@ def _plain_ir_type(op_type):
     return tf_to_ir.ir_candidates(op_type)[0]
 
 
-def _report(options, builder, plans, facts, saturation, n_clamped):
+def _unmatched_names(ctx):
+    """customize_dtypes lines naming a node the graph does not have: they pin nothing (silently, on the NPU)."""
+    if ctx.customize is None:
+        return []
+    return [f"customize_dtypes [{ctx.customize.path}] line {rule.line}: the graph has no op named '{name}', so the "
+            "line pins nothing (the real adapter ignores it silently; check the name against the graph, e.g. "
+            "tf.get_default_graph().get_operations())"
+            for name, rule in ctx.customize.by_name.items() if name not in ctx.graph.nodes]
+
+
+def _function_bodies(graph_def, builder, plans):
+    """One warning naming the functions the pass leaves as written (tf.function bodies, control flow v2), which the
+    NPU compiles like any other ops: what they reduce there is not reduced here."""
+    called = {}
+    for node in builder.originals:
+        if plans[node.name] is not CALL:
+            continue
+        names = [node.op] if node.op in {f.signature.name for f in graph_def.library.function} else []
+        for value in node.node_def.attr.values():
+            names += [value.func.name] if value.HasField("func") else [f.name for f in value.list.func]
+        for name in names:
+            called.setdefault(name, node.name)
+    if not called:
+        return []
+    sizes = {f.signature.name: len(f.node_def) for f in graph_def.library.function}
+    first, caller = next(iter(called.items()))
+    more = f" and {len(called) - 1} more function(s) ({', '.join(list(called)[1:4])}...)" if len(called) > 1 else ""
+    return [f"function '{first}' (called by op '{caller}'){more}, {sum(sizes.get(n, 0) for n in called)} ops in "
+            "all, is left as written: the precision pass does not rewrite function bodies (tf.function, control "
+            "flow v2), which the NPU compiles and reduces like any other ops. Build the graph with v1 control flow "
+            "(tf.compat.v1.disable_control_flow_v2(), as npu-run does) and without tf.function to emulate them."]
+
+
+def _report(options, builder, plans, facts, saturation, n_clamped, warnings):
     """The Report, with its per-op rows left to build until someone reads them.
 
     The row builder keeps the plans and each node's name and type, not the graph model, so a Report kept by
@@ -239,5 +274,5 @@ def _report(options, builder, plans, facts, saturation, n_clamped):
         return found_rows, followed
 
     return Report(options.mode_name, options.soc, reduced, rows, len(nodes), n_reduced, len(builder.created),
-                  tuple(builder.warnings), overflow_mode="saturation" if saturation else "inf_nan",
+                  tuple(warnings), overflow_mode="saturation" if saturation else "inf_nan",
                   n_clamped=n_clamped)
