@@ -312,6 +312,44 @@ def _emulation_summary(sess):
     return True, report.summary()
 
 
+def task_saturation(spec):
+    """Saturation mode's step-time cost on one model, mixed_float16: one session rewritten in saturation mode (the
+    ascend910 default) and one in INF/NaN mode (set_device_sat_mode(1) before its first run), in one process,
+    stepping in alternation so load from other processes hits both alike. Reports the ratio of the medians."""
+    tf = _quiet_tf()
+    import npu_bridge  # noqa: F401  (activates the emulated NPU session)
+    from benchmarks.configs import session_config
+    from npu_bridge.estimator.npu import npu_plugin
+    from npu_bridge.runtime import last_report
+
+    v1 = tf.compat.v1
+    model = build_step_model(spec["model"], spec["size"])
+    with model.graph.as_default():
+        init = v1.global_variables_initializer()
+    fetches = [model.train_op, model.loss]
+    sessions = {}
+    for name, mode in (("saturation", npu_plugin.SATURATION_MODE), ("inf_nan", npu_plugin.INF_NAN_MODE)):
+        npu_plugin.set_device_sat_mode(mode)
+        sess = sessions[name] = v1.Session(graph=model.graph, config=session_config("npu_mixed_float16"))
+        sess.run(init)
+        for _ in range(1 + spec["warmup"]):
+            sess.run(fetches, model.feeds)
+    times = {name: [] for name in sessions}
+    budget_end = time.perf_counter() + 2 * spec["budget_s"]
+    while len(times["inf_nan"]) < spec["min_steps"] or \
+            (time.perf_counter() < budget_end and len(times["inf_nan"]) < spec["max_steps"]):
+        for name, sess in sessions.items():
+            start = time.perf_counter()
+            sess.run(fetches, model.feeds)
+            times[name].append(time.perf_counter() - start)
+    summaries = {name: last_report(sess).summary() for name, sess in sessions.items()}
+    for sess in sessions.values():
+        sess.close()
+    saturation, inf_nan = statistics.median(times["saturation"]), statistics.median(times["inf_nan"])
+    emit(kind="saturation", model=spec["model"], nodes=model.n_nodes, steps=len(times["inf_nan"]),
+         saturation_s=saturation, inf_nan_s=inf_nan, ratio=saturation / inf_nan, summaries=summaries)
+
+
 def task_step_profile(spec):
     """Where the emulated session's step time goes: cProfile of the Python side, then TensorFlow's own per-op
     timings (RunMetadata step stats) of the emulated and of the plain session, grouped by op type and dtype."""
@@ -584,6 +622,7 @@ def task_overhead(spec):
 
 
 TASKS = {
+    "saturation": task_saturation,
     "build_graphs": task_build_graphs,
     "rewrite_ours": task_rewrite_ours,
     "rewrite_tf": task_rewrite_tf,

@@ -212,6 +212,12 @@ def bench_step(settings, results):
                 row["ratio"] = row["median_s"] / plain["median_s"]
                 row["rss_ratio"] = row["peak_rss_mb"] / plain["peak_rss_mb"]
         results["step"].extend(rows)
+        log(f"step time: {model}, saturation against INF/NaN mode (one process, alternating steps)")
+        outcome = run_child("saturation", {"model": model, "size": size, **settings["step"]},
+                            timeout_s=settings["timeout_s"])
+        found = outcome.of_kind("saturation")
+        results["saturation"].append({k: v for k, v in found[0].items() if k != "kind"} if found else
+                                     {"model": model, "failure": outcome.failure or "no result"})
 
 
 def _trees(before):
@@ -421,7 +427,8 @@ def main(argv=None):
                  "loadavg_start": [round(x, 2) for x in os.getloadavg()], "settings": settings,
                  "before": args.before, "before_commit": git_commit(args.before) if args.before else None,
                  "environment": {}, "problems": []},
-        "rewrite": [], "instructions": [], "step": [], "overhead": None, "profiles": [], "first": [], "cliffs": [],
+        "rewrite": [], "instructions": [], "step": [], "saturation": [], "overhead": None, "profiles": [],
+        "first": [], "cliffs": [],
     }
     with tempfile.TemporaryDirectory(prefix="npu_bridge_bench_") as work_dir:
         if "rewrite" in parts:

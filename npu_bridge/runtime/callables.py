@@ -27,7 +27,7 @@ class OptionsCallable:
         try:
             values = plan.execute(args, self._run_options, run_metadata, self._emulation.stepper())
         except errors.OpError as error:
-            raise user_errors.translate(error, self._emulation.graph) from None
+            raise user_errors.translate(error, self._emulation.graph)
         return values[:self._fetch_count]
 
     def _plan_for(self, program):

@@ -64,7 +64,7 @@ class EmulatedSession:
         try:
             return plan.execute(values, run_options, run_metadata, self.stepper())
         except errors.OpError as error:
-            raise user_errors.translate(error, self.graph) from None
+            raise user_errors.translate(error, self.graph)
 
     def stepper(self):
         """What Plan.execute runs its steps through: None (directly) unless run observers are registered."""
@@ -103,7 +103,7 @@ class EmulatedSession:
         try:
             handle = program.session.partial_run_setup(plan.fetches + plan.targets, plan.feed_tensors)
         except errors.OpError as error:
-            raise user_errors.translate(error, self.graph) from None
+            raise user_errors.translate(error, self.graph)
         # Handles of earlier inner sessions can no longer run; forget them rather than let them pile up.
         self._partial_runs = {h: p for h, p in self._partial_runs.items() if p is program}
         self._partial_runs[handle] = program
@@ -125,7 +125,7 @@ class EmulatedSession:
         try:
             values = program.session.partial_run(handle, plan.fetches, feeds)
         except errors.OpError as error:
-            raise user_errors.translate(error, self.graph) from None
+            raise user_errors.translate(error, self.graph)
         return plan.mapper.build_results(
             [None if s is None else values[s] if s >= 0 else fed[~s] for s in plan.sources])
 

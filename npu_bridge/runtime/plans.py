@@ -183,7 +183,8 @@ class Plan:
             for _ in range(self.repeats):
                 results = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
             for index in self.copies:
-                results[index] = np.array(results[index])
+                if isinstance(results[index], np.ndarray):     # a 0-d value comes as a numpy scalar: keep it one
+                    results[index] = results[index].copy()
             for index, dtype in self.handles.items():
                 results[index] = session_ops.TensorHandle(results[index], dtype, self.owner())
         return self.mapper.build_results(

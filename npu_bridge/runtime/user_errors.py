@@ -26,8 +26,15 @@ def user_name(name):
 
 
 def translate(error, user_graph):
-    """A copy of OpError `error` naming the user's ops of `user_graph` instead of internal nodes."""
+    """A copy of OpError `error` naming the user's ops of `user_graph` instead of internal nodes.
+
+    Raise it inside the `except` that caught `error` (no `from None`): plain TensorFlow's Session.run shows the raw
+    kernel error first (`FailedPreconditionError: Attempting to use uninitialized value v`), then "During handling
+    of the above exception, another exception occurred:" and the interpolated "Graph execution error" form, and
+    log-grepping jobs read that first line. `error` itself becomes that first error, its message in user names.
+    """
     message = user_name(error.message)
+    error._message = message
     if message.startswith(_HEADER):     # partial_run errors come interpolated once already by the inner session
         message = message[len(_HEADER):].lstrip("\n")
     op = None

@@ -159,3 +159,20 @@ def test_model_to_npu_estimator_trains_a_keras_model_from_its_own_weights(tmp_pa
     trained, _ = estimator_for(0.05, tmp_path / "trained")
     trained.train(input_fn, steps=30)
     assert trained.evaluate(input_fn, steps=2)["loss"] < start / 2
+
+
+def test_evaluate_returns_what_the_plain_estimator_returns(tmp_path):
+    """'global_step' is a NumPy scalar (printed 1000) in both, not a 0-d array."""
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator
+
+    npu = NPUEstimator(model_fn=_model_fn, config=NPURunConfig(model_dir=str(tmp_path / "npu"),
+                                                               log_step_count_steps=None))
+    plain = v1.estimator.Estimator(model_fn=_model_fn, model_dir=str(tmp_path / "plain"))
+    results = []
+    for estimator in (npu, plain):
+        estimator.train(_input_fn, steps=3)
+        results.append(estimator.evaluate(_input_fn, steps=1))
+    emulated, expected = results
+    assert {k: type(v) for k, v in emulated.items()} == {k: type(v) for k, v in expected.items()}
+    assert repr(emulated["global_step"]) == repr(expected["global_step"]) == repr(np.int64(3))

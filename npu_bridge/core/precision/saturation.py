@@ -23,7 +23,7 @@ from npu_bridge.core.graph import Tensor, encode_attrs
 from npu_bridge.core.precision.decide import MARKER, REF_VARIABLE_OPS, SOURCE_OPS
 from npu_bridge.core.precision.report import TensorRef
 from npu_bridge.core.precision.rules import EXACT_ON_ROUNDED
-from npu_bridge.core.precision.typeattrs import DT_HALF
+from npu_bridge.core.precision.typeattrs import DT_FLOAT, DT_HALF
 
 FLOAT16_MAX = 65504.0
 STATUS_ATTR = "_npu_float_status"
@@ -48,7 +48,6 @@ def _const_attrs(value, dtype=types_pb2.DT_HALF, np_dtype=np.float16):
 
 
 _MARK = encode_attrs({MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
-_HALF = encode_attrs({"T": attr_value_pb2.AttrValue(type=DT_HALF), MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
 
 
 def clamped_source(name):
@@ -59,32 +58,55 @@ def clamped_source(name):
     return node if port == "0" else f"{node}:{port}"
 
 
-def float16_outputs(builder):
-    """Tensors of the rewritten graph that a computation leaves in float16: retyped or user float16 ops' outputs
-    and the Casts to float16 the pass added."""
-    found = []
+def float16_results(builder):
+    """(float16 outputs to clamp where they are produced, Casts from float32 to float16 to clamp before).
+
+    The first: outputs of retyped or user float16 ops. The second: the Casts that round a float32 value (added by
+    the pass, or the user's), whose float32 input is clamped instead: a float32 clamp costs a fraction of a
+    float16 one on a CPU, and the Cast's rounding of a value clamped below 65520 gives at most 65504, exactly
+    where a saturating conversion does.
+    """
+    halves, casts = [], []
+    graph = builder.graph
     for node in builder.originals:
-        if node.op in _NEVER_OVERFLOW:
+        if node.op in _NEVER_OVERFLOW or _already_clamped(graph, node):
             continue
-        if _already_clamped(builder.graph, node):
+        if _rounds_float32(node):
+            casts.append(node)
             continue
         sig = builder.signatures[node.name]
         changes = builder.plans[node.name].changes
         for index, port in enumerate(sig.outputs):
             dtype = changes.get(port.slot, port.dtype) if port.slot is not None else port.dtype
             if dtype == DT_HALF and not port.is_ref:
-                found.append(Tensor(node.name, index))
+                halves.append(Tensor(node.name, index))
     for name in builder.created:
-        if builder.pending[name][2] == DT_HALF:
-            found.append(Tensor(name, 0))
-    return found
+        _, src, dst, _ = builder.pending[name]
+        if dst == DT_HALF:
+            if src == DT_FLOAT:
+                casts.append(graph.nodes[name])
+            else:
+                halves.append(Tensor(name, 0))
+    return halves, casts
+
+
+def _rounds_float32(node):
+    attrs = node.node_def.attr
+    return node.op == "Cast" and attrs["SrcT"].type == DT_FLOAT and attrs["DstT"].type == DT_HALF
 
 
 def _already_clamped(graph, node):
     """A node of a graph this pass rewrote before: its float16 outputs are read through clamps already."""
-    if MARKER in node.node_def.attr and node.node_def.attr[MARKER].s == b"saturation":
+    attrs = node.node_def.attr
+    if MARKER in attrs and attrs[MARKER].s == b"saturation":
+        return True
+    if node.op == "Cast" and node.inputs and node.inputs[0].node.endswith(SUFFIX):
         return True
     return any(consumer.name.endswith(SUFFIX) for consumer, _ in graph.consumers(Tensor(node.name, 0)))
+
+
+# The largest float32 below 65520: a value clamped to it rounds to 65504 in float16; 65520 and above overflow.
+_FLOAT32_BOUND = float(np.nextafter(np.float32(65520.0), np.float32(0.0)))
 
 
 def saturate(graph, builder, tensor_map, folded=frozenset()):
@@ -93,45 +115,66 @@ def saturate(graph, builder, tensor_map, folded=frozenset()):
     tensor_map (user tensor name -> TensorRef) is updated in place so fetches and feeds of a user tensor reach
     the clamped value. `folded`: nodes the graph engine computes on the host before the run (constant folding):
     a Cast of one to float16 is clamped, as the engine's float16 conversion saturates, but raises no device status.
-    Returns the number of clamped outputs.
+    Returns the number of clamps.
     """
-    outputs = float16_outputs(builder)
-    if not outputs:
+    halves, casts = float16_results(builder)
+    if not halves and not casts:
         return 0
     in_frames = any(node.op in ("Enter", "RefEnter") for node in graph.order)
-    shared = None
-    new_nodes, clamped = [], {}
-    for tensor in outputs:
-        producer = graph.nodes[tensor.node]
-        device = producer.device
-        if in_frames or shared is None:
-            # A constant read inside a while loop must live in the loop's frame: give it a control input from
-            # the producer. Outside loops one pair serves the whole graph.
-            low = graph.reserve_name(f"{tensor.node}-{tensor.port}-SatMin-NpuBridge" if in_frames else
-                                     "SatFp16Min-NpuBridge")
-            high = graph.reserve_name(low.replace("SatMin", "SatMax").replace("SatFp16Min", "SatFp16Max"))
+    bounds, new_nodes = {}, []
+
+    def clamp(tensor, dtype, device):
+        """A ClipByValue of `tensor`; a constant read inside a while loop must live in the loop's frame, so there
+        the bounds get a control input from the producer; outside loops one pair per dtype serves the graph."""
+        key = (dtype, tensor.node if in_frames else "")
+        if key not in bounds:
+            tag = "Fp16" if dtype == DT_HALF else "Fp32"
+            base = f"{tensor.node}-{tensor.port}-Sat{tag}" if in_frames else f"Sat{tag}"
             control = (f"^{tensor.node}",) if in_frames else ()
-            new_nodes.append((low, "Const", control, device, _const_attrs(-FLOAT16_MAX)))
-            new_nodes.append((high, "Const", control, device, _const_attrs(FLOAT16_MAX)))
-            shared = (Tensor(low, 0), Tensor(high, 0))
+            limit, np_dtype = (FLOAT16_MAX, np.float16) if dtype == DT_HALF else (_FLOAT32_BOUND, np.float32)
+            low, high = graph.reserve_name(f"{base}Min-NpuBridge"), graph.reserve_name(f"{base}Max-NpuBridge")
+            new_nodes.append((low, "Const", control, device, _const_attrs(-limit, dtype, np_dtype)))
+            new_nodes.append((high, "Const", control, device, _const_attrs(limit, dtype, np_dtype)))
+            bounds[key] = (Tensor(low, 0), Tensor(high, 0))
         name = graph.reserve_name(f"{tensor.node}-{tensor.port}{SUFFIX}")
-        clamped[tensor] = Tensor(name, 0)
-        new_nodes.append((name, "ClipByValue", (tensor, *shared), device, _HALF))
-    for tensor, clamp in clamped.items():
+        new_nodes.append((name, "ClipByValue", (tensor, *bounds[key]), device, _CLIP[dtype]))
+        return Tensor(name, 0)
+
+    clamped, flagged = {}, {}
+    for tensor in halves:
+        clamped[tensor] = clamp(tensor, DT_HALF, graph.nodes[tensor.node].device)
+        flagged[tensor] = (clamped[tensor], DT_HALF)
+    for tensor, result in clamped.items():
         for consumer, index in list(graph.consumers(tensor)):
-            graph.set_input(consumer, index, clamp)
+            graph.set_input(consumer, index, result)
+    before = {}
+    for cast in casts:
+        source = cast.inputs[0]
+        if source not in before:
+            before[source] = clamp(source, DT_FLOAT, cast.device)
+            if not _host_folded(graph, source, folded):
+                flagged[source] = (before[source], DT_FLOAT)
+        graph.set_input(cast, 0, before[source])
     graph.add_nodes(_with_controls(new_nodes))
     _repoint(tensor_map, clamped, builder)
-    _fill_status(graph, {t: c for t, c in clamped.items() if not _host_folded(graph, t, folded)})
-    return len(clamped)
+    _fill_status(graph, {t: c for t, c in flagged.items() if not _host_folded_cast(graph, t, folded)})
+    return len(clamped) + len(before)
+
+
+_CLIP = {dtype: encode_attrs({"T": attr_value_pb2.AttrValue(type=dtype),
+                              MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+         for dtype in (DT_HALF, DT_FLOAT)}
 
 
 def _host_folded(graph, tensor, folded):
-    node = graph.nodes[tensor.node]
-    if node.op != "Cast" or not node.inputs:
-        return False
-    source = graph.nodes.get(node.inputs[0].node)
+    """Is `tensor` computed on the host before the run (a constant, or folded from constants)?"""
+    source = graph.nodes.get(tensor.node)
     return source is not None and (source.op in ("Const", "HostConst") or source.name in folded)
+
+
+def _host_folded_cast(graph, tensor, folded):
+    node = graph.nodes[tensor.node]
+    return node.op == "Cast" and bool(node.inputs) and _host_folded(graph, node.inputs[0], folded)
 
 
 def _with_controls(new_nodes):
@@ -172,11 +215,12 @@ def _inside_frames(graph):
 
 
 def _fill_status(graph, clamped):
+    """clamped: {raw tensor: (its clamp, dtype)} for every clamp whose overflow the device status sees."""
     statuses = _status_nodes(graph)
     if not statuses:
         return
     inside = _inside_frames(graph) if any(n.op in _LOOP_OR_BRANCH_ENTRIES for n in graph.order) else set()
-    by_clamp = {c.node: (t, c) for t, c in clamped.items()}
+    by_clamp = {c.node: (t, (c, dtype)) for t, (c, dtype) in clamped.items()}
     flag_of = {}
     new_nodes = []
     shape = graph.reserve_name("SatFp16Flat-NpuBridge")
@@ -206,9 +250,10 @@ def _fill_status(graph, clamped):
 
 _ANY = encode_attrs({"Tidx": attr_value_pb2.AttrValue(type=types_pb2.DT_INT32),
                      "keep_dims": attr_value_pb2.AttrValue(b=False), MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
-_NOT_EQUAL = encode_attrs({"T": attr_value_pb2.AttrValue(type=DT_HALF),
-                           "incompatible_shape_error": attr_value_pb2.AttrValue(b=True),
-                           MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+_NOT_EQUAL = {dtype: encode_attrs({"T": attr_value_pb2.AttrValue(type=dtype),
+                                   "incompatible_shape_error": attr_value_pb2.AttrValue(b=True),
+                                   MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+              for dtype in (DT_HALF, DT_FLOAT)}
 _RESHAPE = encode_attrs({"T": attr_value_pb2.AttrValue(type=types_pb2.DT_BOOL),
                          "Tshape": attr_value_pb2.AttrValue(type=types_pb2.DT_INT32),
                          MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
@@ -216,11 +261,11 @@ _RESHAPE = encode_attrs({"T": attr_value_pb2.AttrValue(type=types_pb2.DT_BOOL),
 
 def _flag_nodes(graph, pair, shape, axis, new_nodes):
     """Any(raw != clamped): true when the output overflowed (a NaN counts too, as on the NPU's status register)."""
-    raw, clamp = pair
+    raw, (clamp, dtype) = pair
     differs = graph.reserve_name(f"{clamp.node}-Differs")
     flat = graph.reserve_name(f"{clamp.node}-Flat")
     flag = graph.reserve_name(f"{clamp.node}-Flag")
-    new_nodes.append((differs, "NotEqual", (raw, clamp), "", _NOT_EQUAL))
+    new_nodes.append((differs, "NotEqual", (raw, clamp), "", _NOT_EQUAL[dtype]))
     new_nodes.append((flat, "Reshape", (Tensor(differs, 0), shape), "", _RESHAPE))
     new_nodes.append((flag, "Any", (Tensor(flat, 0), axis), "", _ANY))
     return Tensor(flag, 0)
