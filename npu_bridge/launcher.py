@@ -5,8 +5,10 @@ tf.layers, tf.train.*. The launcher makes that run as written:
 
 - TF2 behaviour is turned off (graph mode, ref variables, v1 control flow), as conftest does for tests.
 - `import tensorflow` in the user's own code (the script and the modules beside it) yields the tf.compat.v1 API,
-  falling back to the full package for anything v1 lacks; `tensorflow.keras...` imports resolve to the v1 Keras
-  API. Every other importer (TensorFlow itself, Keras, npu_bridge, other libraries) gets the real package, and
+  falling back to the full package for anything v1 lacks; `tensorflow.<submodule>` imports of every v1 submodule
+  (`from tensorflow.layers import Dense`, `from tensorflow.train import AdamOptimizer`, `import tensorflow.losses`,
+  `import tensorflow.summary as S`, `tensorflow.keras...`) resolve to their tf.compat.v1 counterparts, as TF 1.x
+  had them. Every other importer (TensorFlow itself, Keras, npu_bridge, other libraries) gets the real package, and
   `tensorflow.python.*` / `tensorflow.core.*` import as usual.
 - On TF >= 2.16 tf.layers and tf.nn.rnn_cell live in tf_keras and need TF_USE_LEGACY_KERAS=1 before Keras is
   first touched: the launcher sets it (unless the user already chose) when tf_keras is installed.
@@ -81,7 +83,8 @@ def _tf1_module(v1, full):
 
 
 class _UserCodeImports:
-    """builtins.__import__ replacement routing the user's `import tensorflow` to the TF1 API."""
+    """builtins.__import__ replacement routing the user's `import tensorflow` (and `tensorflow.X` for every
+    submodule of tf.compat.v1) to the TF1 API."""
 
     def __init__(self, tf1, v1, keras_v1=None):
         self._original = builtins.__import__
@@ -119,11 +122,30 @@ class _UserCodeImports:
         if name == "tensorflow":
             self._original(name, globals, locals, fromlist, level)
             return self._tf1
-        if name == "tensorflow.keras" or name.startswith("tensorflow.keras."):
-            getattr(self._v1.keras, "__name__")  # resolve the lazily loaded v1 Keras before importing below it
-            module = self._original("tensorflow.compat.v1" + name[len("tensorflow"):], globals, locals, fromlist)
-            return module if fromlist else self._tf1
-        return self._original(name, globals, locals, fromlist, level)
+        module = self._v1_submodule(name, globals, locals)
+        if module is None:
+            return self._original(name, globals, locals, fromlist, level)
+        return module if fromlist else self._tf1
+
+    def _v1_submodule(self, name, globals, locals):
+        """The tf.compat.v1 counterpart of `tensorflow.X[.Y]` (tensorflow.layers, .train, .summary, .keras.layers,
+        ...), as TF 1.x had them; None for what v1 lacks and for tensorflow.compat / .python / .core, which stay."""
+        if not name.startswith("tensorflow."):     # tensorflow_hub, tensorflow_addons, ...
+            return None
+        module = self._v1
+        for part in name.split(".")[1:]:
+            if part.startswith("_") or module is self._v1 and part in ("compat", "python", "core"):
+                return None
+            # getattr also resolves a lazily loaded submodule (v1 Keras, layers); the module v1 holds is the one
+            # to return, never a second copy imported under a tensorflow.compat.v1.* name
+            value = getattr(module, part, None)
+            if not isinstance(value, types.ModuleType):
+                try:
+                    value = self._original(f"{module.__name__}.{part}", globals, locals, ("__name__",))
+                except ModuleNotFoundError:
+                    return None
+            module = value
+        return module
 
 
 def _prepare_tensorflow():

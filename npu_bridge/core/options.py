@@ -163,6 +163,11 @@ _LIBRARY_DIRS = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + o
                  os.path.dirname(os.path.dirname(tf.__file__)) + os.sep)
 
 
+def library_frame(filename):
+    """Is this source file part of npu_bridge or of the installed libraries (TF, Keras, pytest...)?"""
+    return filename.startswith(_LIBRARY_DIRS)
+
+
 def _first_user_frame():
     """warnings.warn stacklevel of the nearest caller outside npu_bridge and TensorFlow."""
     frame, level = sys._getframe(2), 2

@@ -179,7 +179,8 @@ class EmulatedSession:
             for warning in result.report.warnings:
                 if warning not in self._warned:
                     self._warned.add(warning)
-                    tf_logging.warning("NpuOptimizer %s: %s", self.options.mode_name, warning)
+                    tf_logging.warning("NpuOptimizer %s: %s", self.options.mode_name,
+                                       user_errors.with_source_line(warning, self.graph))
             return program
 
     def _rewrite_added(self, program, graph_def):

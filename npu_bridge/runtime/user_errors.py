@@ -46,3 +46,25 @@ def translate(error, user_graph):
             op = None
     message = error_interpolation.interpolate_graph(message, user_graph)
     return type(error)(op.node_def if op is not None else None, op, message)
+
+
+_NAMED_CONSTANT = re.compile(r"^constant '([^']+)'")
+
+
+def with_source_line(warning, user_graph):
+    """A report warning about a constant, with the line of the user's code that built it appended (the first frame
+    of the op's creation stack outside TensorFlow and npu_bridge), so a folded mask is found in the script."""
+    from npu_bridge.core.options import library_frame
+
+    match = _NAMED_CONSTANT.match(warning)
+    if match is None:
+        return warning
+    try:
+        stack = user_graph.get_operation_by_name(match.group(1)).traceback
+    except (KeyError, ValueError):
+        return warning
+    user_frames = [frame for frame in stack if not library_frame(frame.filename)]
+    if not user_frames:
+        return warning
+    frame = user_frames[-1]
+    return f"{warning}; built at {frame.filename}:{frame.lineno}" + (f": {frame.line.strip()}" if frame.line else "")

@@ -160,3 +160,48 @@ def test_npu_run_is_the_console_script_entry_point():
     if entry.value == "npu_bridge.launcher:main":
         pytest.skip("editable install older than setup.py: reinstall (pip install -e .) to get the fast entry")
     assert entry.value == "npu_run:main"
+
+
+SUBMODULE_SCRIPT = """
+    import types
+    import tensorflow as tf
+    from tensorflow.layers import Dense
+    from tensorflow.train import AdamOptimizer
+    from tensorflow.summary import FileWriter
+    import tensorflow.losses
+    import tensorflow.summary as summary_module
+    import tensorflow.compat.v1 as real_v1
+
+    print("literal_forms", Dense is real_v1.layers.Dense and AdamOptimizer is real_v1.train.AdamOptimizer and
+          FileWriter is real_v1.summary.FileWriter and tensorflow is tf and
+          tensorflow.losses is real_v1.losses and summary_module is real_v1.summary)
+    names = sorted(name for name in dir(real_v1) if not name.startswith("_") and name != "compat"
+                   and isinstance(getattr(real_v1, name), types.ModuleType))
+    failed = []
+    for name in names:
+        module = getattr(real_v1, name)
+        attribute = next((a for a in sorted(dir(module)) if not a.startswith("_")), None)
+        try:
+            exec(f"import tensorflow.{name} as routed", globals())
+            exec(f"import tensorflow.{name}", globals())
+            # v1 hands out lazy-loading wrappers, a new one per access: compare what they hold
+            same = tensorflow is tf and (getattr(routed, attribute) is getattr(module, attribute) if attribute
+                                         else routed.__name__ == module.__name__)
+            if attribute is not None:
+                exec(f"from tensorflow.{name} import {attribute} as got", globals())
+                same = same and got is getattr(module, attribute)
+            if not same:
+                failed.append(name)
+        except Exception as error:
+            failed.append(f"{name}: {type(error).__name__}: {error}")
+    print("checked", len(names))
+    print("failed", failed)
+"""
+
+
+def test_every_tf1_submodule_import_form_routes_to_tf_compat_v1(tmp_path):
+    result = _run(tmp_path, SUBMODULE_SCRIPT)
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert lines["literal_forms"] == "True"
+    assert int(lines["checked"]) > 50 and lines["failed"] == "[]"

@@ -229,6 +229,8 @@ class CastBuilder:
         self.caused.setdefault(owner, []).append(name)
         if dst in REDUCED_DTYPES and producer is not None and producer.op in ("Const", "HostConst"):
             self._check_constant(producer, dst, owner)
+        elif dst in REDUCED_DTYPES and producer is not None and producer.name in self.ctx.folded:
+            self._check_folded(producer, dst, owner)
         return Tensor(name, 0)
 
     def _check_constant(self, const, dtype, reader):
@@ -243,6 +245,22 @@ class CastBuilder:
         self.notes.setdefault(reader, []).append(f"reads constant '{const.name}' ({problem})")
         self.warnings.append(f"constant '{const.name}' ({problem}) where op '{reader}' reads it in "
                              f"{dtype_name(dtype)}")
+
+    def _check_folded(self, node, dtype, reader):
+        """The same for a value the graph engine folds from constants before the run (`Fill * Const` building a
+        -2**32+1 attention mask): the constants it is computed from are checked, as the folded value carries them
+        (a mask of ones times -4.3e9 is -inf in float16 wherever the Const is)."""
+        if (node.name, dtype) in self._checked:
+            return
+        self._checked.add((node.name, dtype))
+        for const in _folded_constants(self.graph, node, self.ctx.folded):
+            problem = constant_range_problem(const.node_def, dtype, self.ctx.saturation)
+            if problem is not None:
+                how = f"folded from constants before the run; its constant '{const.name}': {problem}"
+                self.notes.setdefault(reader, []).append(f"reads constant '{node.name}' ({how})")
+                self.warnings.append(f"constant '{node.name}' ({how}) where op '{reader}' reads it in "
+                                     f"{dtype_name(dtype)}")
+                return
 
     def _tensor_map(self):
         tensor_map = {}
@@ -262,6 +280,23 @@ def _rounded_inputs_dtype(node, plan, sig):
         return None
     dtype = found.pop()
     return dtype if dtype in REDUCED_DTYPES else None
+
+
+def _folded_constants(graph, node, folded, limit=64):
+    """The float Consts a folded node is computed from (through other folded nodes; at most `limit` nodes seen)."""
+    found, seen, stack = [], {node.name}, [node]
+    while stack and len(seen) < limit:
+        for source in stack.pop().inputs:
+            producer = graph.nodes.get(source.node)
+            if producer is None or producer.name in seen:
+                continue
+            seen.add(producer.name)
+            if producer.op in ("Const", "HostConst"):
+                if producer.node_def.attr["dtype"].type in FLOAT_DTYPES:
+                    found.append(producer)
+            elif producer.name in folded:
+                stack.append(producer)
+    return found
 
 
 _MAX_CHECKED_ELEMENTS = 64      # epsilons, scales and mask values; not weight tensors of frozen graphs

@@ -46,6 +46,7 @@ class PassContext:
         # mix_compile_mode: ops in without_npu_compile_scope stay in TensorFlow on the host.
         self.host_ops = bool(options.raw.get("mix_compile_mode"))
         self.saturation = saturation     # a float16 overflow gives +-65504 (saturation.py), not inf
+        self.folded = frozenset()        # nodes the graph engine folds from constants (set by the Decider's run)
         self.current = None
         self._facts = {}
         self._facts_by_op = {}
@@ -164,6 +165,7 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True, saturat
         ctx = PassContext(work, options, lists, customize, saturation)
         decider = Decider(ctx)
         plans = decider.run()
+        ctx.folded = decider.folded
         builder = CastBuilder(ctx, plans, decider.signatures, decider.changed)
         tensor_map = builder.apply()
         n_clamped = saturate(ctx.graph, builder, tensor_map, decider.folded) if saturation else 0
