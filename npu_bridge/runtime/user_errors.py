@@ -63,7 +63,7 @@ def with_source_line(warning, user_graph):
         stack = user_graph.get_operation_by_name(match.group(1)).traceback
     except (KeyError, ValueError):
         return warning
-    user_frames = [frame for frame in stack if not library_frame(frame.filename)]
+    user_frames = [frame for frame in stack or () if not library_frame(frame.filename)]
     if not user_frames:
         return warning
     frame = user_frames[-1]
