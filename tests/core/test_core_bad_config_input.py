@@ -42,8 +42,8 @@ def _config_warnings(action):
 def test_thousands_of_unknown_op_types_search_nearest_names_only_for_the_warned_ones(tmp_path, monkeypatch):
     library = load_op_library("ascend910")
     searched = []
-    real_closest = library.closest
-    monkeypatch.setattr(library, "closest", lambda name: searched.append(name) or real_closest(name))
+    real_search = library.close_matches
+    monkeypatch.setattr(library, "close_matches", lambda name: searched.append(name) or real_search(name))
     path = tmp_path / "huge.json"
     path.write_text(json.dumps({"black-list": {"to-add": [f"NoSuchOp{i}" for i in range(3000)]}}))
     _, said = _config_warnings(lambda: load_mixlist(str(path), library))
