@@ -265,14 +265,10 @@ def build_step_model(name, size):
 def task_step(spec):
     """One model, one session configuration: first step, then the median of timed steps, then peak RSS."""
     tf = _quiet_tf()
-    from benchmarks.configs import INF_NAN_MODE, is_emulated, session_config
+    from benchmarks.configs import is_emulated, session_config
 
     if is_emulated(spec["config"]):
         import npu_bridge  # noqa: F401  (activates the emulated NPU session)
-    if spec["config"] in INF_NAN_MODE:
-        from npu_bridge.estimator.npu import npu_plugin
-
-        npu_plugin.set_device_sat_mode(npu_plugin.INF_NAN_MODE)
     v1 = tf.compat.v1
     model = build_step_model(spec["model"], spec["size"])
     with model.graph.as_default():

@@ -10,15 +10,10 @@ CONFIGS = {
     "plain_fp32": ("plain", {}),
     "npu_origin": ("npu", {"precision_mode": "must_keep_origin_dtype"}),
     "npu_mixed_float16": ("npu", {"precision_mode_v2": "mixed_float16"}),
-    "npu_mixed_float16_inf_nan": ("npu", {"precision_mode_v2": "mixed_float16"}),
     "npu_mixed_bfloat16": ("npu", {"precision_mode_v2": "mixed_bfloat16", "soc_config": "Ascend910B1"}),
     "npu_force_fp16": ("npu", {"precision_mode": "force_fp16"}),
     "tf_amp_cpu": ("tf_amp", {}),
 }
-
-# Run with the device switched to INF/NaN overflow mode (npu_plugin.set_device_sat_mode(1)); the others run their
-# soc's default, saturation on the default ascend910. npu_mixed_float16 over this row is saturation mode's cost.
-INF_NAN_MODE = frozenset({"npu_mixed_float16_inf_nan"})
 
 
 def base_config():
