@@ -182,11 +182,11 @@ class Plan:
             call = self.callable_for(run_options)
             for _ in range(self.repeats):
                 results = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
-            for index in self.copies:
-                if isinstance(results[index], np.ndarray):     # a 0-d value comes as a numpy scalar: keep it one
-                    results[index] = results[index].copy()
-            for index, dtype in self.handles.items():
-                results[index] = session_ops.TensorHandle(results[index], dtype, self.owner())
+        for index in self.copies:
+            if isinstance(results[index], np.ndarray):     # a 0-d value comes as a numpy scalar: keep it one
+                results[index] = results[index].copy()
+        for index, dtype in self.handles.items():
+            results[index] = session_ops.TensorHandle(results[index], dtype, self.owner())
         return self.mapper.build_results(
             [None if s is None else results[s] if s >= 0 else fed[~s] for s in self.sources])
 

@@ -81,3 +81,15 @@ def test_a_removed_observer_sees_nothing_more(graph, recorder):
         observers.remove_observer(seen)
         sess.run(y)
     assert len(seen.steps) == 1
+
+
+def test_a_fetched_variable_keeps_its_value_when_observers_step_the_run(graph, recorder):
+    """The C++ callable hands back a ref variable's buffer; the stepped path copies it as the direct one does."""
+    recorder()
+    w = tf.compat.v1.get_variable("w", initializer=np.ones((2,), np.float32))
+    update = tf.compat.v1.assign_add(w, np.ones((2,), np.float32))
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        before = sess.run(w)
+        sess.run(update)
+    np.testing.assert_array_equal(before, [1.0, 1.0])
