@@ -50,6 +50,7 @@ class EmulatedSession:
         self._warned = set()    # the report's warnings already logged: a graph rewritten again repeats them
         self._steps = {}        # plan signature -> steps executed (run observers number steps per signature)
         self._running = None    # incremental.RunningGraph: the user GraphDef the program was rewritten from
+        self.observers = observers.session_observers(self)  # this session's own (dump, overflow detection)
 
     def run(self, fetches, feed_dict=None, run_options=None, run_metadata=None):
         program = self.current_program()
@@ -68,7 +69,7 @@ class EmulatedSession:
 
     def stepper(self):
         """What Plan.execute runs its steps through: None (directly) unless run observers are registered."""
-        active = observers.active()
+        active = observers.active() + self.observers
         return functools.partial(observers.run_steps, self, active) if active else None
 
     def next_step(self, plan):
@@ -173,7 +174,7 @@ class EmulatedSession:
                     program, how = self._rebuild(program, result, version)
             self._running = incremental.RunningGraph(graph_def, result)
             self.program = program
-            for observer in observers.active():
+            for observer in observers.active() + self.observers:
                 observer.program_ready(self, program)
             log.summary(f"{result.report.summary()} [emulated NPU graph {how}]", first=how == "built")
             for warning in result.report.warnings:

@@ -9,6 +9,10 @@ branches inside the session, they register an observer here. An observer sees
   graph it runs. Before a step an observer may name extra inner tensors to fetch in the same execution; after it,
   it gets the fed values, the fetched values and those extras.
 
+Observers registered with `add_observer` see every emulated session in the process. A tool that serves only the
+sessions whose options ask for it (dump, overflow detection: `npu_bridge.debug`) registers a session factory
+instead: each new emulated session asks every factory once and keeps the observers they return as its own.
+
 With no observer registered a run costs one empty-tuple check.
 """
 import threading
@@ -17,6 +21,7 @@ from typing import Any, Mapping, Sequence
 
 _lock = threading.Lock()
 _observers = ()
+_session_factories = ()
 
 
 class RunObserver:
@@ -62,6 +67,20 @@ def remove_observer(observer):
 def active():
     """The registered observers (a tuple; empty when none)."""
     return _observers
+
+
+def add_session_factory(factory):
+    """Register `factory(emulation) -> RunObserver | None`, asked once by each new emulated session."""
+    global _session_factories
+    with _lock:
+        if factory not in _session_factories:
+            _session_factories = (*_session_factories, factory)
+
+
+def session_observers(emulation):
+    """The observers the registered factories make for a new emulated session (a tuple; usually empty)."""
+    made = (factory(emulation) for factory in _session_factories)
+    return tuple(observer for observer in made if observer is not None)
 
 
 def run_steps(emulation, observers, plan, args, run_options, run_metadata):
