@@ -15,13 +15,14 @@ __all__ = ["activate", "NpuConfigError", "NpuConfigWarning", "PrecisionPassError
 
 def activate():
     """Switch the emulation on (idempotent), with what the environment asks for (see npu_bridge.settings)."""
-    from npu_bridge import settings
+    from npu_bridge import debug, settings
     from npu_bridge.distributed.cluster import SessionEnvironment
     from npu_bridge.runtime import activate as activate_runtime
     from npu_bridge.runtime.activation import set_session_environment
 
     activate_runtime()
     set_session_environment(SessionEnvironment())
+    debug.register()
     settings.apply_environment()
 
 

@@ -4,6 +4,8 @@
   float32 (CSV in msaccucmp's columns, local errors, the first op breaking accuracy and its source line).
 - `npu-debug suggest [options] script.py [args]`: ops to keep in float32 so a fetched tensor stays within a
   tolerance of float32; writes a modify_mixlist and a customize_dtypes file and proves them by rerunning.
+- `npu-debug convert -d DUMP -out DIR`: dump files (npu_bridge.debug's, or the NPU's) to .npy files named as
+  Ascend's msaccucmp converter names them.
 
 Each subcommand is a function `(args) -> exit code` registered in `_SUBCOMMANDS` with the function adding its
 arguments; add a subcommand by adding a pair there.
@@ -12,6 +14,27 @@ import argparse
 import sys
 
 from npu_bridge.debug import commands
+from npu_bridge.debug import convert as convert_module
+
+
+def _add_convert(parser):
+    parser.add_argument("-d", "--dump", required=True, metavar="DUMP",
+                        help="a dump file, or a folder searched recursively (dump_path or any folder below it)")
+    parser.add_argument("-out", "--output", required=True, metavar="DIR", help="folder for the .npy files")
+
+
+def _run_convert(args):
+    try:
+        result = convert_module.convert(args.dump, args.output)
+    except FileNotFoundError as error:
+        print(error, file=sys.stderr)
+        return 2
+    for path, why in result.skipped:
+        print(f"skipped {path}: {why}", file=sys.stderr)
+    print(f"converted {len(result.converted)} dump files from {args.dump} into {len(result.written)} files "
+          f"in {args.output}")
+    return 0 if result.converted or not result.skipped else 1
+
 
 # name -> (help, add_arguments(parser), run(args) -> exit code)
 _SUBCOMMANDS = {
@@ -20,6 +43,8 @@ _SUBCOMMANDS = {
     "suggest": ("find ops to keep in float32 so a fetched tensor stays within a tolerance of float32, write a "
                 "modify_mixlist and a customize_dtypes file, and prove them by rerunning the script",
                 commands.add_suggest_arguments, commands.run_suggest),
+    "convert": ("convert dump files to .npy, named as Ascend's msaccucmp converter names them",
+                _add_convert, _run_convert),
 }
 
 

@@ -1,0 +1,93 @@
+"""Overflow detection (enable_dump_debug): the run observer finding, per step, the ops that overflowed.
+
+Every step fetches the inputs and outputs of every user op it runs (and of the Casts narrowing float32 tensors
+to float16, which overflow on the NPU as Cast tasks: tensors.plan_ops) and applies the overflow rule
+(npu_bridge.debug.overflow) in execution order (a topological order of the inner graph, see tensors.py). A step
+with overflows gets, in its dump folder (the data dump's layout):
+- a dump file (inputs and outputs) of each overflowing op, as the NPU writes them;
+- `Opdebug.Node_OpDebug.{task_id}.{timestamp}`: a DumpData whose one uint8 output holds the JSON msaccucmp prints
+  for a converted Opdebug file ({"AI Core": {"status", "task_id", ...}, "DHA Atomic Add": ..., "L2 Atomic Add":
+  ...}); the NPU's binary status layout is not reproduced. Status 0x20 (floating-point overflow) names the
+  first overflowing op's task;
+- `overflow_summary.json`: every overflowing op in order, with its types, dtypes and the user's source line;
+and one warning line naming the first overflowing op, its type, dtype and the line of user code that created it.
+dump_debug_mode aicore_overflow, atomic_overflow and all apply the same rule: the emulator has no atomic units.
+"""
+import json
+import os
+
+import numpy as np
+from tensorflow.python.platform import tf_logging
+
+from npu_bridge.debug import dumpdata, layout
+from npu_bridge.debug.dump import DUMP_VERSION, StepTensors, fetch_names, step_values, write_op
+from npu_bridge.debug.overflow import abnormal, overflowed
+from npu_bridge.debug.source import creation_line
+from npu_bridge.runtime.observers import RunObserver
+
+SUMMARY_FILE = "overflow_summary.json"
+AICORE_FLOAT_OVERFLOW = 0x20
+
+
+def find_overflows(ops, values):
+    """The DumpOps (in order) whose fetched outputs overflowed from finite inputs; `values`: inner name -> array."""
+    return [op for op in ops
+            if overflowed([values[t.inner] for t in op.inputs], [values[t.inner] for t in op.outputs])]
+
+
+def describe(op, values):
+    """What the summary and the warning say about one overflowing op."""
+    dtypes = [np.asarray(values[t.inner]).dtype.name for t in op.outputs if abnormal(values[t.inner])]
+    return {"op_name": op.name, "op_type": op.tf_type, "ir_type": op.ir_type, "task_id": op.task_id,
+            "dtype": dtypes[0] if dtypes else "", "source": creation_line(op.user_op)}
+
+
+class OverflowDetector(RunObserver):
+    """enable_dump_debug for one emulated session; `steps` keeps (model_id, step, [descriptions]) per overflow."""
+
+    def __init__(self, emulation):
+        self.models = layout.Models(emulation.options.dump.dump_path, emulation.options)
+        self.tensors = StepTensors(casts=True)
+        self.steps = []
+
+    def before_step(self, emulation, plan, step):
+        self.models.model(plan.signature)       # model ids follow the order graphs first run
+        return fetch_names(plan, self.tensors.ops(emulation, plan))
+
+    def after_step(self, record):
+        ops = self.tensors.ops(record.emulation, record.plan)
+        values = step_values(record)
+        found = find_overflows(ops, values)
+        if not found:
+            return
+        model_name, model_id = self.models.model(record.plan.signature)
+        folder = self.models.step_dir(record.plan.signature, record.step)
+        for op in found:
+            write_op(folder, op, values, layout.timestamp_us())
+        described = [describe(op, values) for op in found]
+        write_opdebug(folder, model_id, found[0].task_id)
+        with open(os.path.join(folder, SUMMARY_FILE), "w") as f:
+            json.dump({"model_name": model_name, "model_id": model_id, "step": record.step,
+                       "overflows": described}, f, indent=1)
+        self.steps.append((model_id, record.step, described))
+        first = described[0]
+        more = f"; {len(found) - 1} more after it" if len(found) > 1 else ""
+        tf_logging.warning(
+            "npu_bridge overflow detection: step %d of %s: first overflow in op '%s' (%s, %s) created at %s%s. "
+            "Records in %s", record.step, model_name, first["op_name"], first["op_type"], first["dtype"],
+            first["source"], more, folder)
+
+
+def write_opdebug(folder, model_id, task_id):
+    """The Opdebug record of a step with an overflow (see the module docstring for what it holds)."""
+    status = {"model_id": model_id, "stream_id": 0, "task_id": task_id, "task_type": 0, "pc_start": "0x0",
+              "para_base": "0x0", "status": AICORE_FLOAT_OVERFLOW}
+    clear = {"model_id": model_id, "stream_id": 0, "task_id": 0, "task_type": 0, "status": 0}
+    body = json.dumps({"AI Core": status, "DHA Atomic Add": clear, "L2 Atomic Add": clear}, indent=1)
+    timestamp = layout.timestamp_us()
+    message = dumpdata.DumpData(version=DUMP_VERSION, dump_time=timestamp, op_name="Node_OpDebug")
+    dumpdata.fill(message.output.add(), np.frombuffer(body.encode(), np.uint8))
+    path = os.path.join(folder, f"Opdebug.Node_OpDebug.{task_id}.{timestamp}")
+    with open(path, "wb") as f:
+        f.write(message.SerializeToString())
+    return path
