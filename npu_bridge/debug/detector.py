@@ -22,7 +22,7 @@ from tensorflow.python.platform import tf_logging
 from npu_bridge.debug import dumpdata, layout
 from npu_bridge.debug.dump import DUMP_VERSION, StepTensors, fetch_names, step_values, write_op
 from npu_bridge.debug.overflow import abnormal, overflowed
-from npu_bridge.debug.source import creation_line
+from npu_bridge.debug.stepgraph import source_line
 from npu_bridge.runtime.observers import RunObserver
 
 SUMMARY_FILE = "overflow_summary.json"
@@ -39,7 +39,7 @@ def describe(op, values):
     """What the summary and the warning say about one overflowing op."""
     dtypes = [np.asarray(values[t.inner]).dtype.name for t in op.outputs if abnormal(values[t.inner])]
     return {"op_name": op.name, "op_type": op.tf_type, "ir_type": op.ir_type, "task_id": op.task_id,
-            "dtype": dtypes[0] if dtypes else "", "source": creation_line(op.user_op)}
+            "dtype": dtypes[0] if dtypes else "", "source": source_line(op.user_op) if op.user_op else ""}
 
 
 class OverflowDetector(RunObserver):
@@ -71,11 +71,11 @@ class OverflowDetector(RunObserver):
                        "overflows": described}, f, indent=1)
         self.steps.append((model_id, record.step, described))
         first = described[0]
-        more = f"; {len(found) - 1} more after it" if len(found) > 1 else ""
+        more = f", {len(found) - 1} more after it" if len(found) > 1 else ""
         tf_logging.warning(
-            "npu_bridge overflow detection: step %d of %s: first overflow in op '%s' (%s, %s) created at %s%s. "
-            "Records in %s", record.step, model_name, first["op_name"], first["op_type"], first["dtype"],
-            first["source"], more, folder)
+            "npu_bridge overflow detection: step %d of %s: first overflow in op '%s' (%s, %s)%s; records in %s; "
+            "created at %s", record.step, model_name, first["op_name"], first["op_type"], first["dtype"], more,
+            folder, first["source"] or "an unknown line")
 
 
 def write_opdebug(folder, model_id, task_id):

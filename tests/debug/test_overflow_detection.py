@@ -44,7 +44,9 @@ def test_a_gray_op_after_a_white_matmul_overflows_in_float16(graph, tmp_path, ca
     (warning,) = overflow_warnings(caplog)
     assert warning.startswith("npu_bridge overflow detection: step 1 of ge_default_")
     z_line = line_of('name="z")')
-    assert f"first overflow in op 'z' (Square, float16) created at {__file__}:{z_line}" in warning
+    assert "first overflow in op 'z' (Square, float16); records in " in warning
+    assert warning.endswith(f"; created at {__file__}:{z_line}: z = tf.square(y * 0.01, name=\"z\")"
+                            "              # ...so scale first: the gray Square follows float16 and overflows")
     (_, step, found), = detector.steps
     assert step == 1 and [f["op_name"] for f in found] == ["z"]
     ((_, _, dumped_step), folder), = step_dirs(str(tmp_path)).items()
