@@ -91,16 +91,28 @@ def plan_ops(emulation, plan, layers=(), casts=False):
 def _narrowing_cast(op, user_graph, report):
     """A pass Cast from float32 to float16/bfloat16 whose input is not the output of an emulated op."""
     if op.type != "Cast" or op.outputs[0].dtype.name not in ("float16", "bfloat16") \
-            or op.inputs[0].dtype.name != "float32" or op.inputs[0].op.name.endswith(_PASS_SUFFIX):
+            or op._control_flow_context is not None:
         return False
-    record = _record(report, op.inputs[0].op.name)
-    return not (record is not None and record.emulated) and op._control_flow_context is None
+    source = _before_clamp(op.inputs[0])
+    if source.dtype.name != "float32" or source.op.name.endswith(_PASS_SUFFIX):
+        return False
+    record = _record(report, source.op.name)
+    return not (record is not None and record.emulated)
+
+
+def _before_clamp(tensor):
+    """The value a saturation-mode clamp (`<src>-<port>-SatFp16-NpuBridge`, see core.precision.saturation) reads,
+    or `tensor` itself when no clamp produced it."""
+    if tensor.op.type == "ClipByValue" and tensor.op.name.endswith(f"-SatFp16{_PASS_SUFFIX}"):
+        return tensor.op.inputs[0]
+    return tensor
 
 
 def _cast_op(op, user_graph, task_id):
-    """A pass Cast as a DumpOp; its source line is that of the user op whose output it narrows. Under saturation
-    mode its result is read after the pass's clamp (`<cast>-0-SatFp16-NpuBridge`), as the NPU's Cast saturates."""
-    source, result = op.inputs[0], op.outputs[0]
+    """A pass Cast as a DumpOp: its input is the float32 value before any saturation clamp, its output what the
+    NPU's Cast yields (after the clamp under saturation mode); its source line is that of the user op whose
+    output it narrows."""
+    source, result = _before_clamp(op.inputs[0]), op.outputs[0]
     try:
         result = op.graph.get_tensor_by_name(f"{op.name}-0-SatFp16{_PASS_SUFFIX}:0")
     except KeyError:
