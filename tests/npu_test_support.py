@@ -1,6 +1,10 @@
-"""Helpers several test folders share: filling an NpuOptimizer parameter_map, float16 rounding in numpy."""
+"""Helpers several test folders share: filling an NpuOptimizer parameter_map, float16 rounding in numpy, and the
+INF/NaN-mode fixture of the suites that pin where the pass puts Casts."""
 import numpy as np
+import pytest
 import tensorflow as tf
+
+from npu_bridge.core import soc
 
 
 def set_parameters(custom_op, **parameters):
@@ -26,3 +30,13 @@ def npu_config(**parameters):
     custom_op.name = "NpuOptimizer"
     set_parameters(custom_op, **parameters)
     return config
+
+
+@pytest.fixture(autouse=True)
+def inf_nan_mode():
+    """The device in INF/NaN mode for each test of a folder whose conftest imports this: no float16 output is
+    clamped, so Cast placement is all there is. Saturation mode (the ascend910 default) has its own tests in
+    tests/runtime/test_saturation.py."""
+    soc.set_device_saturation(False)
+    yield
+    soc.set_device_saturation(None)
