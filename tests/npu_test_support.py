@@ -1,5 +1,5 @@
-"""Helpers several test folders share: filling an NpuOptimizer parameter_map, float16 rounding in numpy, and the
-INF/NaN-mode fixture of the suites that pin where the pass puts Casts."""
+"""Helpers several test folders share: filling an NpuOptimizer parameter_map, float16 rounding in numpy, the
+INF/NaN-mode fixture of the suites that pin where the pass puts Casts, and run observers registered for a test."""
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -40,3 +40,20 @@ def inf_nan_mode():
     soc.set_device_saturation(False)
     yield
     soc.set_device_saturation(None)
+
+
+@pytest.fixture
+def observe():
+    """`observe(observer)` registers a run observer for this test and returns it; all are removed afterwards."""
+    from npu_bridge.runtime import observers
+
+    added = []
+
+    def add(observer):
+        observers.add_observer(observer)
+        added.append(observer)
+        return observer
+
+    yield add
+    for observer in added:
+        observers.remove_observer(observer)

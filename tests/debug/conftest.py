@@ -8,17 +8,12 @@ import tensorflow as tf
 import npu_bridge  # noqa: F401  (activates the emulation and registers the debug observers)
 from npu_bridge.debug import dumpdata
 from npu_bridge.runtime import observers
-from npu_test_support import set_parameters
+from npu_test_support import npu_config as support_config, observe  # noqa: F401  (observe: a fixture)
 
 
 def npu_config(**parameters):
-    config = tf.compat.v1.ConfigProto()
-    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
-    custom_op.name = "NpuOptimizer"
-    custom_op.parameter_map["use_off_line"].b = True
-    custom_op.parameter_map["precision_mode_v2"].s = b"mixed_float16"
-    set_parameters(custom_op, **parameters)
-    return config
+    """A mixed_float16 NpuOptimizer ConfigProto with `parameters` (dump options, soc_config, ...)."""
+    return support_config(use_off_line=True, precision_mode_v2="mixed_float16", **parameters)
 
 
 def step_dirs(dump_path):
@@ -53,17 +48,8 @@ class InnerValues(observers.RunObserver):
 
 
 @pytest.fixture
-def inner_values():
-    made = []
-
-    def make(names):
-        made.append(InnerValues(names))
-        observers.add_observer(made[-1])
-        return made[-1]
-
-    yield make
-    for observer in made:
-        observers.remove_observer(observer)
+def inner_values(observe):
+    return lambda names: observe(InnerValues(names))
 
 
 @pytest.fixture

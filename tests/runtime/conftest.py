@@ -3,7 +3,7 @@ import pytest
 import tensorflow as tf
 
 import npu_bridge.runtime
-from npu_test_support import set_parameters
+from npu_test_support import observe, set_parameters  # noqa: F401  (observe: a fixture)
 
 npu_bridge.runtime.activate()
 

@@ -27,17 +27,8 @@ class Recorder(observers.RunObserver):
 
 
 @pytest.fixture
-def recorder():
-    made = []
-
-    def make(extra=()):
-        made.append(Recorder(extra))
-        observers.add_observer(made[-1])
-        return made[-1]
-
-    yield make
-    for recorder in made:
-        observers.remove_observer(recorder)
+def recorder(observe):
+    return lambda extra=(): observe(Recorder(extra))
 
 
 def test_steps_are_numbered_per_signature_and_extras_come_back(graph, recorder):
