@@ -134,3 +134,51 @@ def test_rewriting_a_saturated_graph_again_changes_nothing(graph):
     assert first.report.n_clamped > 0 and again.report.n_clamped == 0
     assert again.graph_def.SerializeToString(deterministic=True) == \
         first.graph_def.SerializeToString(deterministic=True)
+
+
+def _conv_relu_pool_training(graph, scale):
+    """Conv + ReLU + MaxPool + dense under loss scaling: the ops computed in float32 between Casts that cannot
+    leave the float16 range (Relu, ReluGrad, MaxPool) next to ones that overflow when `scale` is large."""
+    rng = np.random.default_rng(11)
+    x = v1.placeholder(tf.float32, [2, 6, 6, 3], name="x")
+    labels = v1.placeholder(tf.int32, [2], name="labels")
+    kernel = v1.Variable(rng.standard_normal((3, 3, 3, 4)).astype(np.float32), name="kernel")
+    h = tf.nn.max_pool2d(tf.nn.relu(tf.nn.conv2d(x, kernel, 1, "SAME")), 2, 2, "SAME", name="pool")
+    logits = tf.matmul(tf.reshape(h, [2, -1]), v1.Variable(rng.standard_normal((36, 5)).astype(np.float32)))
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    train = NPULossScaleOptimizer(v1.train.GradientDescentOptimizer(1e-4), FixedLossScaleManager(8.0)) \
+        .minimize(loss, global_step=v1.train.get_or_create_global_step())
+    feeds = {x: scale * rng.standard_normal((2, 6, 6, 3)).astype(np.float32), labels: np.array([1, 3], np.int32)}
+    return train, [h, logits, loss, kernel], feeds
+
+
+@pytest.mark.parametrize("scale", [1.0, 5000.0])
+def test_ops_that_cannot_overflow_have_no_clamp_and_the_values_stay_the_same(graph, monkeypatch, scale):
+    """A Relu, ReluGrad or MaxPool computed in float32 between Casts reads float16 values already clamped, so the
+    clamp before its Cast to float16 was a pass over the tensor that changed nothing: without it, every value
+    and every skipped step is bit-identical to the graph that had it (scale 5000 overflows: steps are skipped)."""
+    from npu_bridge.core.precision import saturation
+
+    train, fetched, feeds = _conv_relu_pool_training(graph, scale)
+    init = v1.global_variables_initializer()
+
+    def run_three_steps():
+        with v1.Session(config=npu_config(soc_config="ascend910")) as sess:
+            sess.run(init)
+            values = [sess.run([train, *fetched], feeds)[1:] for _ in range(3)]
+            values.append(sess.run(v1.train.get_global_step()))
+            return values, sess._npu_emulation.program.result.graph_def
+
+    values, graph_def = run_three_steps()
+    clamped = {saturation.clamped_source(n.name) for n in graph_def.node if n.name.endswith(saturation.SUFFIX)}
+    assert not {"Relu", "pool", "gradients/Relu_grad/ReluGrad"} & clamped
+    assert "Conv2D" in clamped
+    monkeypatch.setattr(saturation, "_cannot_overflow", lambda graph, tensor: False)
+    before, before_def = run_three_steps()
+    assert {"Relu", "pool"} <= {saturation.clamped_source(n.name) for n in before_def.node
+                                if n.name.endswith(saturation.SUFFIX)}
+    for step, (now, then) in enumerate(zip(values[:-1], before[:-1])):
+        for a, b in zip(now, then):
+            np.testing.assert_array_equal(a, b, err_msg=f"step {step}")
+    assert values[-1] == before[-1]
+    assert values[-1] == (0 if scale > 1 else 3), "every step overflows at scale 5000 and none at 1"

@@ -72,7 +72,8 @@ def float16_results(builder):
         if node.op in _NEVER_OVERFLOW or _already_clamped(graph, node):
             continue
         if _rounds_float32(node):
-            casts.append(node)
+            if not _cannot_overflow(graph, node.inputs[0]):
+                casts.append(node)
             continue
         sig = builder.signatures[node.name]
         changes = builder.plans[node.name].changes
@@ -84,10 +85,26 @@ def float16_results(builder):
         _, src, dst, _ = builder.pending[name]
         if dst == DT_HALF:
             if src == DT_FLOAT:
-                casts.append(graph.nodes[name])
+                cast = graph.nodes[name]
+                if not _cannot_overflow(graph, cast.inputs[0]):
+                    casts.append(cast)
             else:
                 halves.append(Tensor(name, 0))
     return halves, casts
+
+
+def _cannot_overflow(graph, tensor):
+    """Is `tensor` the float32 result of an op computed between Casts that cannot leave the float16 range?
+
+    Such an op (a Relu, ReluGrad or MaxPool of float16 values, computed in float32 because that is faster on a
+    CPU) gives what the same op retyped to float16 gives, and a retyped one is not clamped (_NEVER_OVERFLOW);
+    its Cast to float16 needs no clamp either. Skipping it changes no value and saves a pass over the tensor.
+    """
+    producer = graph.nodes.get(tensor.node)
+    if producer is None or producer.op not in _NEVER_OVERFLOW:
+        return False
+    marker = producer.node_def.attr.get(MARKER)
+    return marker is not None and marker.s == b"emulated"
 
 
 def _rounds_float32(node):
