@@ -214,7 +214,17 @@ class EmulatedSession:
 
 
 def inner_config(config):
-    """The user's ConfigProto for the inner plain session: no NpuOptimizer entry, remapping off, soft placement."""
+    """The user's ConfigProto for the inner plain session: no NpuOptimizer entry, soft placement, and of grappler
+    only the passes that remove graph structure (see _STRUCTURAL_PASSES).
+
+    Why not TensorFlow's default passes: on the real system grappler runs on the user's graph before the NPU's
+    graph engine inserts its Casts; here it would run on the rewritten graph, where the arithmetic and
+    constant-folding rewrites (reassociated sums, constants pushed through or multiplied into convolutions) move
+    arithmetic across the rounding points the pass placed, and remapping fuses ops whose float16 boundary must stay.
+    They also cost most of the first step: on the Casts and clamps of a rewritten graph they took about as long as
+    the whole first step of the plain graph (benchmarks part f). A user's own `optimizers` list or a disabled
+    meta-optimizer is kept as given.
+    """
     inner = config_pb2.ConfigProto()
     inner.CopyFrom(config)
     rewrite_options = inner.graph_options.rewrite_options
@@ -222,8 +232,32 @@ def inner_config(config):
     del rewrite_options.custom_optimizers[:]
     rewrite_options.custom_optimizers.extend(kept)
     rewrite_options.remapping = rewriter_config_pb2.RewriterConfig.OFF
+    if not rewrite_options.optimizers:
+        passes = _structural_passes(rewrite_options)
+        rewrite_options.optimizers.extend(passes)
+        if not passes:
+            rewrite_options.disable_meta_optimizer = True
     inner.allow_soft_placement = True
     return inner
+
+
+# Grappler passes that only remove or inline structure, never change arithmetic: unreachable nodes (pruning),
+# function calls inlined (function), a function's implementation for the device it runs on (implementation
+# selector: Keras' recurrent layers), Identity and NoOp chains (dependency: the gradient tuples' Identities).
+_STRUCTURAL_PASSES = (("pruning", "disable_model_pruning"), ("function", "function_optimization"),
+                      ("implementation_selector", "implementation_selector"),
+                      ("dependency", "dependency_optimization"))
+
+
+def _structural_passes(rewrite_options):
+    """The structural passes the user's RewriterConfig leaves on (a toggle set to OFF, or pruning disabled)."""
+    names = []
+    for name, toggle in _STRUCTURAL_PASSES:
+        value = getattr(rewrite_options, toggle)
+        if value is True or value == rewriter_config_pb2.RewriterConfig.OFF:
+            continue
+        names.append(name)
+    return names
 
 
 def last_report(sess):

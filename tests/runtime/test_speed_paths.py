@@ -61,11 +61,40 @@ def _conv_bn_training_graph():
     return graph, init, train, loss, feeds
 
 
+def _lstm_training_graph():
+    """An LSTM recurrence in a v1 while loop (and its gradient's stacks) trained by Adam."""
+    graph = tf.Graph()
+    graph.seed = 4
+    v1 = tf.compat.v1
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [5, 3, 4], name="x")
+        kernel = v1.get_variable("kernel", [10, 24])
+
+        def step(t, h, c, outputs):
+            gates = tf.split(tf.matmul(tf.concat([x[t], h], 1), kernel), 4, axis=1)
+            c = tf.sigmoid(gates[0]) * c + tf.sigmoid(gates[1]) * tf.tanh(gates[2])
+            h = tf.sigmoid(gates[3]) * tf.tanh(c)
+            return t + 1, h, c, outputs.write(t, h)
+
+        zeros = tf.zeros([3, 6])
+        _, _, _, written = v1.while_loop(lambda t, *_: t < 5, step,
+                                         [tf.constant(0), zeros, zeros, tf.TensorArray(tf.float32, 5)])
+        outputs = written.stack()
+        loss = tf.add_n([tf.reduce_mean(outputs * outputs), tf.reduce_mean(outputs)], name="loss")
+        train = v1.train.AdamOptimizer(0.01).minimize(loss, name="train")
+        init = v1.global_variables_initializer()
+    feeds = {"x:0": np.random.default_rng(6).standard_normal((5, 3, 4)).astype(np.float32)}
+    return graph, init, train, loss, feeds
+
+
+@pytest.mark.parametrize("build", [_conv_bn_training_graph, _lstm_training_graph], ids=["conv_bn", "lstm"])
 @pytest.mark.parametrize("mode", ["mixed_float16", "fp16", "mixed_bfloat16"])
-def test_inner_graph_import_runs_bit_identical_to_import_graph_def(mode):
-    """The inner graph is imported without import_graph_def's Python device pass: training through the emulated
-    session gives exactly the values of the same rewritten GraphDef imported by tf.graph_util.import_graph_def."""
-    graph, init, train, loss, feeds = _conv_bn_training_graph()
+def test_inner_session_runs_bit_identical_to_a_plain_session_of_the_rewritten_graph(mode, build):
+    """The inner graph is imported without import_graph_def's Python device pass, and its session runs only
+    grappler's structural passes: training a conv/BN network or an LSTM through the emulated session gives exactly
+    the values of the same rewritten GraphDef imported by tf.graph_util.import_graph_def into a plain session with
+    all of TensorFlow's default passes."""
+    graph, init, train, loss, feeds = build()
     extra = {"soc_config": "Ascend910B1"} if mode == "mixed_bfloat16" else {}
     with tf.compat.v1.Session(graph=graph, config=npu_config(mode, **extra)) as sess:
         sess.run(init)
@@ -73,7 +102,8 @@ def test_inner_graph_import_runs_bit_identical_to_import_graph_def(mode):
                     for _ in range(3)]
         program = sess._npu_emulation.program
         result = program.result
-        emulated_kernel = sess.run("kernel:0")
+        variables = [v.name for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)]
+        emulated_variables = sess.run(variables)
         assert {op.name for op in program.graph.get_operations()} >= {n.name for n in result.graph_def.node}
     reference_graph = tf.Graph()
     with reference_graph.as_default():
@@ -83,9 +113,56 @@ def test_inner_graph_import_runs_bit_identical_to_import_graph_def(mode):
     with tf.compat.v1.Session(graph=reference_graph) as plain:
         plain.run(init.name)
         reference = [plain.run([train.name, loss_name], feeds)[1] for _ in range(3)]
-        reference_kernel = plain.run("kernel:0")
+        reference_variables = plain.run(variables)
     np.testing.assert_array_equal(np.asarray(emulated, np.float32), np.asarray(reference).astype(np.float32))
-    np.testing.assert_array_equal(emulated_kernel, reference_kernel)
+    assert len(variables) >= 3
+    for name, got, expected in zip(variables, emulated_variables, reference_variables):
+        np.testing.assert_array_equal(got, expected, err_msg=name)
+
+
+@pytest.mark.parametrize("mode", ["must_keep_origin_dtype", "force_fp16"])
+def test_the_inner_session_computes_the_rewritten_graph_op_by_op(graph, mode):
+    """No algebra after the rounding points: (x * 3) * 0.7 is two products, each rounded where the NPU rounds it,
+    not the single product by 2.1 that TensorFlow's constant push-down would make of it."""
+    x = tf.compat.v1.placeholder(tf.float32, [64], name="x")
+    y = (x * 3.0) * 0.7
+    values = np.linspace(-3.0, 3.0, 64, dtype=np.float32)
+    with tf.compat.v1.Session(config=npu_config(None, precision_mode=mode)) as sess:
+        got = sess.run(y, {x: values})
+    dtype = np.float16 if mode == "force_fp16" else np.float32
+    expected = ((values.astype(dtype) * dtype(3.0)).astype(dtype) * dtype(0.7)).astype(dtype)
+    np.testing.assert_array_equal(got, expected.astype(np.float32))
+    assert not np.array_equal(got, (values.astype(dtype) * dtype(2.1)).astype(np.float32))
+
+
+def test_the_inner_session_keeps_the_structural_passes_the_user_leaves_on():
+    """Grappler's structural passes only, unless the user's RewriterConfig turned one off or named its own list;
+    remapping stays off and the NpuOptimizer entry is dropped, other custom optimizers kept."""
+    from tensorflow.core.protobuf import rewriter_config_pb2
+
+    from npu_bridge.runtime.emulated import inner_config
+
+    off = rewriter_config_pb2.RewriterConfig.OFF
+    config = npu_config()
+    config.graph_options.rewrite_options.custom_optimizers.add().name = "pruning"
+    inner = inner_config(config).graph_options.rewrite_options
+    assert list(inner.optimizers) == ["pruning", "function", "implementation_selector", "dependency"]
+    assert [c.name for c in inner.custom_optimizers] == ["pruning"]
+    assert inner.remapping == off and not inner.disable_meta_optimizer
+
+    config.graph_options.rewrite_options.dependency_optimization = off
+    config.graph_options.rewrite_options.disable_model_pruning = True
+    assert list(inner_config(config).graph_options.rewrite_options.optimizers) == [
+        "function", "implementation_selector"]
+
+    config.graph_options.rewrite_options.function_optimization = off
+    config.graph_options.rewrite_options.implementation_selector = off
+    inner = inner_config(config).graph_options.rewrite_options
+    assert not inner.optimizers and inner.disable_meta_optimizer
+
+    chosen = npu_config()
+    chosen.graph_options.rewrite_options.optimizers.extend(["constfold", "arithmetic"])
+    assert list(inner_config(chosen).graph_options.rewrite_options.optimizers) == ["constfold", "arithmetic"]
 
 
 def _records(report):
