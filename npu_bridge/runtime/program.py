@@ -14,6 +14,7 @@ from tensorflow.core.framework import graph_pb2, node_def_pb2
 from tensorflow.python.client import pywrap_tf_session as c_api
 from tensorflow.python.framework import c_api_util, errors, importer
 
+from npu_bridge.core.gcpause import collector_paused
 from npu_bridge.runtime import state_transfer
 
 FETCH_CAST_SUFFIX = "-NpuBridgeFetch"
@@ -150,7 +151,8 @@ def _imported(graph_def):
     devices along colocation groups, one Python call after another (half its time on a 10k-node graph). A fresh
     graph has no device functions, and the placer applies colocation itself, so the devices the NodeDefs name are
     what the session places by. Default attribute values are still added to `graph_def` in place, as
-    import_graph_def does: the fingerprints that decide whether the graph may grow are taken from it.
+    import_graph_def does: the fingerprints that decide whether the graph may grow are taken from it. The Python
+    Operation objects are made with the garbage collector paused (core.gcpause).
     """
     graph = tf.Graph()
     graph_def = importer._ProcessGraphDefParam(graph_def)
@@ -158,7 +160,7 @@ def _imported(graph_def):
     importer._PopulateTFImportGraphDefOptions(scoped.options, "", {}, None, True)
     buffer = c_api.TF_NewBufferFromString(graph_def.SerializeToString())
     try:
-        with graph._mutation_lock():
+        with graph._mutation_lock(), collector_paused():
             try:
                 results = c_api.TF_GraphImportGraphDefWithResults(graph._c_graph, buffer, scoped.options)
             except errors.InvalidArgumentError as error:
