@@ -15,6 +15,7 @@ that updates it (reading it there races with the update, and fails before the va
 """
 from dataclasses import dataclass
 
+from npu_bridge.core.precision import saturation
 from npu_bridge.debug import dumpdata
 
 _PASS_SUFFIX = "-NpuBridge"
@@ -101,11 +102,14 @@ def _narrowing_cast(op, user_graph, report):
 
 
 def _before_clamp(tensor):
-    """The value a saturation-mode clamp (`<src>-<port>-SatFp16-NpuBridge`, see core.precision.saturation) reads,
-    or `tensor` itself when no clamp produced it."""
-    if tensor.op.type == "ClipByValue" and tensor.op.name.endswith(f"-SatFp16{_PASS_SUFFIX}"):
-        return tensor.op.inputs[0]
+    """The value a saturation-mode clamp (`<src>-<port>-SatFp16-NpuBridge`, for float16 after its
+    `-SatFp16Upper-` node; see core.precision.saturation) reads, or `tensor` itself when no clamp produced it."""
+    while tensor.op.type in ("ClipByValue", "Minimum", "Maximum") and tensor.op.name.endswith(_CLAMP_SUFFIXES):
+        tensor = tensor.op.inputs[0]
     return tensor
+
+
+_CLAMP_SUFFIXES = (saturation.SUFFIX, saturation.UPPER_SUFFIX)
 
 
 def _cast_op(op, user_graph, task_id):

@@ -272,7 +272,10 @@ def _added_by_pass(op):
         marker = op.get_attr(PASS_MARKER)
     except ValueError:
         return False
-    return (op.type, marker) in (("Cast", b"cast"), ("ClipByValue", b"saturation"))
+    return (op.type, marker) == ("Cast", b"cast") or marker == b"saturation" and op.type in _CLAMP_OPS
+
+
+_CLAMP_OPS = ("ClipByValue", "Minimum", "Maximum")     # saturation mode's clamps (core.precision.saturation)
 
 
 def _moved_readers(program, tensor, reached):

@@ -1,17 +1,18 @@
 """Errors from the inner session re-raised in the user's terms: user op names, user op, user stack traces.
 
 The pass keeps user node names, so most messages already read right; the nodes it adds
-(`<src>-<port>-CastTo...-NpuBridge`, saturation mode's `<src>-<port>-SatFp16-NpuBridge`) and the runtime's fetch casts are replaced by their source op. Grappler's
-arithmetic optimizer moves those casts above value-preserving ops such as a variable's `read` and renames the op
-it moved (`wt/ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_read`): that name maps back to `wt/read`,
-as a plain session would report it.
+(`<src>-<port>-CastTo...-NpuBridge`, saturation mode's `<src>-<port>-SatFp16[Upper]-NpuBridge`) and the runtime's
+fetch casts are replaced by their source op. Where the user's own optimizer list runs grappler's arithmetic
+optimizer in the inner session, it moves those casts above value-preserving ops such as a variable's `read` and
+renames the op it moved (`wt/ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_read`): that name maps
+back to `wt/read`, as a plain session would report it.
 """
 import re
 
 from tensorflow.python.client import session as tf_session
 from tensorflow.python.framework import error_interpolation
 
-_INTERNAL_NAME = re.compile(r"([^\s'\"{}\[\](),]+?)-\d+-(?:CastTo\w+?|SatFp16)-NpuBridge(?:Fetch)?(?![\w-])")
+_INTERNAL_NAME = re.compile(r"([^\s'\"{}\[\](),]+?)-\d+-(?:CastTo\w+?|SatFp16(?:Upper)?)-NpuBridge(?:Fetch)?(?![\w-])")
 _HEADER = "Graph execution error:"
 _REORDERED_CAST = re.compile(r"(/|(?<![^\s'\"{}\[\](),]))ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_"
                              r"(?:float|half|bfloat16|double)_")

@@ -182,3 +182,27 @@ def test_ops_that_cannot_overflow_have_no_clamp_and_the_values_stay_the_same(gra
             np.testing.assert_array_equal(a, b, err_msg=f"step {step}")
     assert values[-1] == before[-1]
     assert values[-1] == (0 if scale > 1 else 3), "every step overflows at scale 5000 and none at 1"
+
+
+def test_the_float16_clamp_gives_clip_by_value_bits_for_every_float16_value(graph):
+    """A float16 clamp is Minimum then Maximum, not ClipByValue (whose CPU kernel converts element by element):
+    every one of the 65,536 float16 bit patterns (NaNs, infinities, -0, subnormals), in an array whose length
+    also exercises the kernels' vector tails, comes out with ClipByValue's exact bits."""
+    from npu_bridge.core.precision import saturation
+
+    patterns = np.arange(65536, dtype=np.uint32).astype(np.uint16)
+    values = np.concatenate([patterns, patterns[:7]]).view(np.float16)
+    x = v1.placeholder(tf.float16, [values.size])
+    low, high = tf.constant(-65504.0, tf.float16), tf.constant(65504.0, tf.float16)
+    clip = tf.raw_ops.ClipByValue(t=x, clip_value_min=low, clip_value_max=high)
+    pair = tf.maximum(tf.minimum(x, high), low)
+    with v1.Session() as sess:
+        expected, got = sess.run([clip, pair], {x: values})
+    np.testing.assert_array_equal(got.view(np.uint16), expected.view(np.uint16))
+
+    product = tf.matmul(tf.cast(x[:4], tf.float32)[None, :], tf.ones([4, 2]), name="product")
+    tf.nn.relu(product + 1.0, name="shifted")
+    options = options_from_config(npu_config(soc_config="ascend910"))
+    nodes = {n.name: n for n in rewrite(graph.as_graph_def(), options, log=False).graph_def.node}
+    half_clamps = [n for n in nodes.values() if n.name.endswith(saturation.SUFFIX) and n.attr["T"].type == 19]
+    assert half_clamps and all(n.op == "Maximum" and nodes[n.input[0]].op == "Minimum" for n in half_clamps)
