@@ -242,10 +242,9 @@ def inner_config(config):
 
 
 # Grappler passes that only remove or inline structure, never change arithmetic: unreachable nodes (pruning),
-# function calls inlined (function), a function's implementation for the device it runs on (implementation
-# selector: Keras' recurrent layers), Identity and NoOp chains (dependency: the gradient tuples' Identities).
+# function calls inlined (function), Identity and NoOp chains (dependency: the gradient tuples' Identities).
+# (The implementation selector cannot be named in the list; a CPU graph calls the CPU implementation anyway.)
 _STRUCTURAL_PASSES = (("pruning", "disable_model_pruning"), ("function", "function_optimization"),
-                      ("implementation_selector", "implementation_selector"),
                       ("dependency", "dependency_optimization"))
 
 

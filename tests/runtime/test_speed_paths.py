@@ -146,17 +146,15 @@ def test_the_inner_session_keeps_the_structural_passes_the_user_leaves_on():
     config = npu_config()
     config.graph_options.rewrite_options.custom_optimizers.add().name = "pruning"
     inner = inner_config(config).graph_options.rewrite_options
-    assert list(inner.optimizers) == ["pruning", "function", "implementation_selector", "dependency"]
+    assert list(inner.optimizers) == ["pruning", "function", "dependency"]
     assert [c.name for c in inner.custom_optimizers] == ["pruning"]
     assert inner.remapping == off and not inner.disable_meta_optimizer
 
     config.graph_options.rewrite_options.dependency_optimization = off
     config.graph_options.rewrite_options.disable_model_pruning = True
-    assert list(inner_config(config).graph_options.rewrite_options.optimizers) == [
-        "function", "implementation_selector"]
+    assert list(inner_config(config).graph_options.rewrite_options.optimizers) == ["function"]
 
     config.graph_options.rewrite_options.function_optimization = off
-    config.graph_options.rewrite_options.implementation_selector = off
     inner = inner_config(config).graph_options.rewrite_options
     assert not inner.optimizers and inner.disable_meta_optimizer
 
