@@ -7,8 +7,8 @@ NPULossScaleOptimizer reads to skip the step. In INF/NaN mode (910B and later) t
 The emulation keeps every rounding point where the pass put it (the float16 outputs of retyped ops and the Casts
 to float16) and clamps each of those outputs once, right where it is produced, to [-65504, 65504] (a ClipByValue
 of a float32 value before its Cast, a Minimum and a Maximum of a float16 one), and every reader of the output reads
-the clamp instead. Values inside the range pass unchanged, so results differ from
-INF/NaN mode only where an overflow happened. NaN (0/0, inf-inf of the user's own inputs) stays NaN.
+the clamp instead. Values inside the range pass unchanged, so results differ from INF/NaN mode only where an
+overflow happened. NaN (0/0, inf-inf of the user's own inputs) stays NaN.
 
 The status register: NPULossScaleOptimizer builds an Identity of a False constant that carries STATUS_ATTR and
 depends on the gradients. Here its input becomes "did any clamped output upstream of it overflow in this run",
