@@ -262,6 +262,16 @@ def build_step_model(name, size):
     return builder(**size)
 
 
+def _training_model(spec):
+    """The step model `spec` names, and its variables' initializer."""
+    import tensorflow as tf
+
+    model = build_step_model(spec["model"], spec["size"])
+    with model.graph.as_default():
+        init = tf.compat.v1.global_variables_initializer()
+    return model, init
+
+
 def task_step(spec):
     """One model, one session configuration: first step, then the median of timed steps, then peak RSS."""
     tf = _quiet_tf()
@@ -270,9 +280,7 @@ def task_step(spec):
     if is_emulated(spec["config"]):
         import npu_bridge  # noqa: F401  (activates the emulated NPU session)
     v1 = tf.compat.v1
-    model = build_step_model(spec["model"], spec["size"])
-    with model.graph.as_default():
-        init = v1.global_variables_initializer()
+    model, init = _training_model(spec)
     emit(kind="start", model=spec["model"], config=spec["config"], nodes=model.n_nodes)
     rss_before = _peak_rss_mb()
     with v1.Session(graph=model.graph, config=session_config(spec["config"])) as sess:
@@ -319,9 +327,7 @@ def task_saturation(spec):
     from npu_bridge.runtime import last_report
 
     v1 = tf.compat.v1
-    model = build_step_model(spec["model"], spec["size"])
-    with model.graph.as_default():
-        init = v1.global_variables_initializer()
+    model, init = _training_model(spec)
     fetches = [model.train_op, model.loss]
     sessions = {}
     for name, mode in (("saturation", npu_plugin.SATURATION_MODE), ("inf_nan", npu_plugin.INF_NAN_MODE)):
@@ -354,9 +360,7 @@ def task_step_profile(spec):
     from benchmarks.configs import session_config
 
     v1 = tf.compat.v1
-    model = build_step_model(spec["model"], spec["size"])
-    with model.graph.as_default():
-        init = v1.global_variables_initializer()
+    model, init = _training_model(spec)
     fetches = [model.train_op, model.loss]
     op_tables = {}
     for config in (spec["config"], "plain_fp32"):
@@ -476,9 +480,7 @@ def task_first_step(spec):
     if is_emulated(spec["config"]):
         import npu_bridge  # noqa: F401  (activates the emulated NPU session)
     v1 = tf.compat.v1
-    model = build_step_model(spec["model"], spec["size"])
-    with model.graph.as_default():
-        init = v1.global_variables_initializer()
+    model, init = _training_model(spec)
     nodes = model.n_nodes
     emit(kind="start", model=spec["model"], config=spec["config"], nodes=nodes)
     timer = _time_parts()
