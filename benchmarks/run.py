@@ -198,13 +198,7 @@ def bench_step(settings, results):
                 log(f"step time: {model} under {config} (round {round_index + 1}/{settings['step_rounds']})")
                 spec = {"model": model, "size": size, "config": config, **settings["step"]}
                 row = _step_row(model, config, size, run_child("step", spec, timeout_s=settings["timeout_s"]))
-                kept = best.get(config)
-                row["round_medians_s"] = (kept or {}).get("round_medians_s", []) + [row.get("median_s")]
-                if kept is None or (row.get("median_s") and not row.get("failure") and
-                                    (kept.get("failure") or row["median_s"] < kept["median_s"])):
-                    best[config] = row
-                else:
-                    kept["round_medians_s"] = row["round_medians_s"]
+                _keep_fastest(best, config, row, "median_s", "round_medians_s")
         rows = [best[config] for config in CONFIGS]
         plain = best["plain_fp32"] if best["plain_fp32"].get("median_s") else None
         for row in rows:
@@ -218,6 +212,18 @@ def bench_step(settings, results):
         found = outcome.of_kind("saturation")
         results["saturation"].append({k: v for k, v in found[0].items() if k != "kind"} if found else
                                      {"model": model, "failure": outcome.failure or "no result"})
+
+
+def _keep_fastest(best, key, row, time_key, rounds_key):
+    """Keep in best[key] the round with the shortest row[time_key] (a failed round only until one succeeds); the
+    kept row lists every round's time under rounds_key."""
+    kept = best.get(key)
+    row[rounds_key] = (kept or {}).get(rounds_key, []) + [row.get(time_key)]
+    if kept is None or (row.get(time_key) and not row.get("failure") and
+                        (kept.get("failure") or row[time_key] < kept[time_key])):
+        best[key] = row
+    else:
+        kept[rounds_key] = row[rounds_key]
 
 
 def _trees(before):
@@ -250,13 +256,7 @@ def bench_first(settings, results, before=None):
                         row.update(failure=outcome.failure, stderr_tail=outcome.stderr_tail)
                     elif row.get("emulated") is False:
                         row["failure"] = row["emulation"]
-                    kept = best.get(key)
-                    row["round_totals_s"] = (kept or {}).get("round_totals_s", []) + [row.get("total_s")]
-                    if kept is None or (row.get("total_s") and not row.get("failure") and
-                                        (kept.get("failure") or row["total_s"] < kept["total_s"])):
-                        best[key] = row
-                    else:
-                        kept["round_totals_s"] = row["round_totals_s"]
+                    _keep_fastest(best, key, row, "total_s", "round_totals_s")
         plain = best.get(("plain_fp32", "now"), {})
         for row in best.values():
             if plain.get("total_s") and row.get("total_s") and not row.get("failure"):
