@@ -111,7 +111,7 @@ class CaptureObserver(observers.RunObserver):
                 name = slot.user_tensor.name
                 value = record.feeds.get(name)
                 feeds[name] = value if value is not None else \
-                    np.asarray(record.feeds[slot.targets[0][0].name]).astype(slot.dtype)
+                    np.asarray(record.feeds[slot.targets[0][0]]).astype(slot.dtype)
         feeds.update((name, record.extra[name]) for name in step_graph.sources)
         recording.steps.append(feeds)
         recording.metric_values.append(np.asarray(record.extra[step_graph.inner[recording.metric]], np.float64))

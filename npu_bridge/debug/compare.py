@@ -232,7 +232,7 @@ def compare_step(emulation, plan, step, step_graph, variables, record, reference
         name = slot.user_tensor.name
         value = record.feeds.get(name)
         if value is None:
-            value = np.asarray(record.feeds[slot.targets[0][0].name]).astype(slot.dtype)
+            value = np.asarray(record.feeds[slot.targets[0][0]]).astype(slot.dtype)
         truth_feeds[name] = value
     for name in step_graph.sources:
         truth_feeds[name] = record.extra[name]

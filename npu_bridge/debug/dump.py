@@ -39,7 +39,7 @@ class StepTensors:
 
 def fetch_names(plan, ops, inputs=True, outputs=True):
     """The inner tensors to fetch for `ops`: all but the fed ones (a tensor cannot be both; see step_values)."""
-    fed = {tensor.name for tensor in plan.feed_tensors}
+    fed = set(plan.feed_names)
     names = []
     for op in ops:
         for tensor in (op.inputs if inputs else ()) + (op.outputs if outputs else ()):

@@ -79,7 +79,7 @@ class StepGraph:
         self.reduced_dtype = report.reduced_dtype
         self.feeds = [slot.user_tensor for slot in plan.slots if slot.targets]
         fed = {t.name for t in self.feeds}
-        inner_fed = {t.name for t in plan.feed_tensors}
+        inner_fed = set(plan.feed_names)
         roots = [f if isinstance(f, tf.Operation) else f.op for f in plan.mapper.unique_fetches()]
         self.ops = [op for op in executed_ops(roots, fed) if op._control_flow_context is None]
         self.sources = [t.name for op in self.ops if is_source(op) for t in op.outputs if t.name not in fed]

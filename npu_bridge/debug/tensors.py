@@ -127,8 +127,10 @@ def _cast_op(op, user_graph, task_id):
 
 def _needed_ops(plan):
     """Names of the inner ops one execution of `plan` runs: ancestors of its fetches and targets, up to feeds."""
-    fed = {tensor.name for tensor in plan.feed_tensors}
-    stack = [tensor.op for tensor in plan.fetches] + list(plan.targets)
+    fed = set(plan.feed_names)
+    inner_graph = plan.program.graph
+    stack = [inner_graph.get_tensor_by_name(name).op for name in plan.fetch_names] + \
+        [inner_graph.get_operation_by_name(name) for name in plan.target_names]
     seen = set()
     while stack:
         op = stack.pop()

@@ -101,8 +101,9 @@ class EmulatedSession:
         feeds = [] if feeds is None else feeds if isinstance(feeds, (list, tuple)) else [feeds]
         keys = [subfeed for feed in feeds for subfeed in _partial_subfeeds(feed)]
         plan = Plan(program, self.graph, fetches, keys, self.options.iterations_per_loop, owner=self.owner)
+        program.graph   # a partial run resolves names through the session's Python graph: make its objects
         try:
-            handle = program.session.partial_run_setup(plan.fetches + plan.targets, plan.feed_tensors)
+            handle = program.session.partial_run_setup(plan.fetch_names + plan.target_names, plan.feed_names)
         except errors.OpError as error:
             raise user_errors.translate(error, self.graph)
         # Handles of earlier inner sessions can no longer run; forget them rather than let them pile up.
@@ -124,7 +125,7 @@ class EmulatedSession:
             fed.append(array)
             feeds.update(slot.inner_values(array))
         try:
-            values = program.session.partial_run(handle, plan.fetches, feeds)
+            values = program.session.partial_run(handle, plan.fetch_names, feeds)
         except errors.OpError as error:
             raise user_errors.translate(error, self.graph)
         return plan.mapper.build_results(

@@ -43,10 +43,10 @@ class StepRecord:
     """One executed step of an emulated session, as observers see it."""
 
     emulation: Any                  # the EmulatedSession (.graph is the user's graph, .options its NpuOptions)
-    plan: Any                       # the Plan executed (.program, .fetches, .targets, .feed_tensors)
+    plan: Any                       # the Plan executed (.program, .fetch_names, .target_names, .feed_names)
     step: int                       # per signature, from 0
     feeds: Mapping[str, Any]        # inner tensor name -> value fed (already rounded where the NPU rounds)
-    results: Sequence[Any]          # values of plan.fetches, in order (cast back to the user's dtypes)
+    results: Sequence[Any]          # values of plan.fetch_names, in order (cast back to the user's dtypes)
     extra: Mapping[str, Any]        # inner tensor name -> value, for the names observers asked for
 
 
@@ -86,8 +86,8 @@ def session_observers(emulation):
 def run_steps(emulation, observers, plan, args, run_options, run_metadata):
     """Execute `plan` (its `repeats` iterations) step by step, telling `observers`; returns the last results."""
     results = []
-    count = len(plan.fetches)
-    feeds = {tensor.name: value for tensor, value in zip(plan.feed_tensors, args)}
+    count = len(plan.fetch_names)
+    feeds = dict(zip(plan.feed_names, args))
     for _ in range(plan.repeats):
         step = emulation.next_step(plan)
         extra = []

@@ -17,6 +17,7 @@ from tensorflow.python.util import nest
 
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.runtime import user_errors
+from npu_bridge.runtime.inner_ops import producer
 
 ITERATIONS_ATTR = "_npu_iterations_per_loop"
 _LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.IndexedSlices)
@@ -76,7 +77,10 @@ def subfeeds(feed_dict):
 
 
 class FeedSlot:
-    """One fed user tensor: its checks and conversions, and the inner tensors that receive its value."""
+    """One fed user tensor: its checks and conversions, and the inner tensors that receive its value.
+
+    targets: (inner tensor name, its numpy dtype, the dtype the value is rounded through first or None).
+    """
 
     def __init__(self, user_tensor, targets):
         self.user_tensor = user_tensor
@@ -87,9 +91,9 @@ class FeedSlot:
 
     def inner_values(self, array):
         """(inner tensor, value) for each target of a converted fed `array`, rounded as the NPU holds it."""
-        for tensor, dtype, rounding in self.targets:
+        for name, dtype, rounding in self.targets:
             rounded = array if rounding is None else array.astype(rounding)
-            yield tensor, rounded if rounded.dtype == dtype else rounded.astype(dtype)
+            yield name, rounded if rounded.dtype == dtype else rounded.astype(dtype)
 
     def convert(self, value):
         """The fed value as the user's dtype, with TensorFlow's own checks and messages."""
@@ -121,7 +125,11 @@ class FeedSlot:
 
 
 class Plan:
-    """The inner callable and result mapping for one fetch structure and one set of feed keys."""
+    """The inner callable and result mapping for one fetch structure and one set of feed keys.
+
+    The inner graph is addressed by name (fetch_names, target_names, feed_names), through program.ops: building
+    a plan makes no Python objects for the inner graph (see runtime.inner_ops).
+    """
 
     def __init__(self, program, user_graph, fetches, feed_keys, iterations_per_loop, simple_feeds=True,
                  connections=(), owner=None):
@@ -140,29 +148,31 @@ class Plan:
                             for pair in _connection(program, user_graph, source, destination)]
         with user_graph.as_default():
             self.mapper = tf_session._FetchMapper.for_fetch(fetches)
-        self.sources, self.fetches, self.targets = [], [], []
-        self.handles = {}  # index in self.fetches -> dtype of the tensor a fetched session handle stands for
+        self.sources, self.fetch_names, self.target_names = [], [], []
+        self.handles = {}  # index in self.fetch_names -> dtype of the tensor a fetched session handle stands for
         self.repeats = 1
         for fetch in self.mapper.unique_fetches():
             if isinstance(fetch, tf.Operation):
                 _assert_fetchable(user_graph, fetch)
+                if fetch.name not in program.ops:
+                    raise KeyError(f"The name '{fetch.name}' refers to an Operation not in the emulated NPU graph.")
                 self.sources.append(None)
-                self.targets.append(program.graph.get_operation_by_name(fetch.name))
+                self.target_names.append(fetch.name)
                 self.repeats = max(self.repeats, _iterations(fetch, iterations_per_loop))
             else:
                 _assert_fetchable(user_graph, fetch.op)
                 if fetch.ref() in fed:
                     self.sources.append(~fed[fetch.ref()])
                     continue
-                self.sources.append(len(self.fetches))
+                self.sources.append(len(self.fetch_names))
                 if fetch.op.type in _HANDLE_OPS:
-                    self.handles[len(self.fetches)] = fetch.op.inputs[0].dtype
-                self.fetches.append(_fetch_tensor(program, fetch))
-                _check_fetch_not_fed(program, fetch, self.fetches[-1], landing)
-        self.feed_tensors = [tensor for slot in self.slots for tensor, _, _ in slot.targets]
+                    self.handles[len(self.fetch_names)] = fetch.op.inputs[0].dtype
+                self.fetch_names.append(_fetch_name(program, fetch))
+                _check_fetch_not_fed(program, fetch, self.fetch_names[-1], landing)
+        self.feed_names = [name for slot in self.slots for name, _, _ in slot.targets]
         # Fetches that may share a variable's buffer: the C++ callable hands them back without the copy Session.run
         # makes, so a later update of the variable would change an array the user already holds.
-        self.copies = [i for i, tensor in enumerate(self.fetches) if _may_share_variable_buffer(tensor)]
+        self.copies = [i for i, name in enumerate(self.fetch_names) if _may_share_variable_buffer(program.ops, name)]
         self._callables = {}
 
     def execute(self, values, run_options=None, run_metadata=None, stepper=None):
@@ -176,9 +186,9 @@ class Plan:
             fed.append(array)
             args.extend(value for _, value in slot.inner_values(array))
         results = []
-        if (self.fetches or self.targets) and stepper is not None:
+        if (self.fetch_names or self.target_names) and stepper is not None:
             results = list(stepper(self, args, run_options, run_metadata))
-        elif self.fetches or self.targets:
+        elif self.fetch_names or self.target_names:
             call = self.callable_for(run_options)
             for _ in range(self.repeats):
                 results = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
@@ -193,8 +203,7 @@ class Plan:
     @property
     def signature(self):
         """(fetch, target, feed) inner names: the same for the same user run across rebuilds of the program."""
-        return (tuple(t.name for t in self.fetches), tuple(op.name for op in self.targets),
-                tuple(t.name for t in self.feed_tensors))
+        return tuple(self.fetch_names), tuple(self.target_names), tuple(self.feed_names)
 
     def callable_for(self, run_options, extra_fetches=()):
         """The inner C++ callable; `extra_fetches` (inner tensor names) are fetched after the plan's own."""
@@ -204,10 +213,10 @@ class Plan:
         call = self._callables.get(key)
         if call is None:
             options = config_pb2.CallableOptions()
-            options.feed.extend(t.name for t in self.feed_tensors)
-            options.fetch.extend(t.name for t in self.fetches)
+            options.feed.extend(self.feed_names)
+            options.fetch.extend(self.fetch_names)
             options.fetch.extend(extra_fetches)
-            options.target.extend(op.name for op in self.targets)
+            options.target.extend(self.target_names)
             for source, destination in self.connections:
                 options.tensor_connection.add(from_tensor=source, to_tensor=destination)
             if run_options is not None:
@@ -240,7 +249,8 @@ def _feed_slot(program, user_graph, feed):
 
 
 def _feed_targets(program, tensor):
-    """(inner tensor, numpy dtype, rounding dtype or None) for every inner tensor a value fed to `tensor` reaches.
+    """(inner tensor name, numpy dtype, rounding dtype or None) for every inner tensor a value fed to `tensor`
+    reaches.
 
     When the NPU holds the user tensor in a reduced dtype, its float32 original may still be read directly (the
     pass lets float32 readers of select/copy ops skip a Cast pair), so a value fed there is first rounded
@@ -255,24 +265,27 @@ def _feed_targets(program, tensor):
     targets = []
     for name in names:
         try:
-            inner = program.graph.get_tensor_by_name(name)
+            dtype = _numpy_dtype(program.ops, name)
         except KeyError:
             continue
-        dtype = np.dtype(inner.dtype.base_dtype.as_numpy_dtype)
-        targets.append((inner, dtype, rounding if rounding is not None and rounding != dtype else None))
-    for inner in _moved_readers(program, tensor, {t.name for t, _, _ in targets}):
-        dtype = np.dtype(inner.dtype.base_dtype.as_numpy_dtype)
+        targets.append((name, dtype, rounding if rounding is not None and rounding != dtype else None))
+    for inner in _moved_readers(program, tensor, {name for name, _, _ in targets}):
+        dtype = _numpy_dtype(program.ops, inner)
         targets.append((inner, dtype, dtype))
     return targets
 
 
-def _added_by_pass(op):
+def _numpy_dtype(ops, name):
+    return np.dtype(ops.dtype(name).base_dtype.as_numpy_dtype)
+
+
+def _added_by_pass(ops, op_name):
     """A Cast the pass added, or its saturation-mode clamp of a float16 output (both pass a value on)."""
-    try:
-        marker = op.get_attr(PASS_MARKER)
-    except ValueError:
+    marker = ops.attr(op_name, PASS_MARKER)
+    if marker is None:
         return False
-    return (op.type, marker) == ("Cast", b"cast") or marker == b"saturation" and op.type in _CLAMP_OPS
+    op_type = ops.op_type(op_name)
+    return (op_type, marker.s) == ("Cast", b"cast") or marker.s == b"saturation" and op_type in _CLAMP_OPS
 
 
 _CLAMP_OPS = ("ClipByValue", "Minimum", "Maximum")     # saturation mode's clamps (core.precision.saturation)
@@ -287,33 +300,32 @@ def _moved_readers(program, tensor, reached):
     no other op reads it in the inner graph; otherwise the feed cannot be placed, and this says so rather than
     returning a wrong result.
     """
-    user_graph, inner_graph = tensor.graph, program.graph
+    user_graph, ops = tensor.graph, program.ops
     moved = []
     for reader in tensor.consumers():
-        try:
-            inner_reader = inner_graph.get_operation_by_name(reader.name)
-        except KeyError:
+        if reader.name not in ops:
             continue
+        inner_inputs = ops.inputs(reader.name)
         for index, source in enumerate(reader.inputs):
             if source is not tensor:
                 continue
-            inner = inner_reader.inputs[index]
-            if _reads_through_casts(inner, reached):
+            inner = inner_inputs[index]
+            if _reads_through_casts(ops, inner, reached):
                 continue        # the reader still takes the fed value (through Casts, possibly the user's own)
-            while _added_by_pass(inner.op):
-                inner = inner.op.inputs[0]
+            while _added_by_pass(ops, producer(inner)):
+                inner = ops.inputs(producer(inner))[0]
             if inner not in moved:
                 moved.append(inner)
-    for inner in [*(inner_graph.get_tensor_by_name(name) for name in reached), *moved]:
-        for reader in _inner_readers(inner):
-            if reader.name == tensor.op.name:
+    for inner in [*reached, *moved]:
+        for reader in _inner_readers(ops, inner):
+            if reader == tensor.op.name:
                 continue        # the op computing the fed tensor: its output is replaced anyway
             try:
-                user_reader = user_graph.get_operation_by_name(reader.name)
+                user_reader = user_graph.get_operation_by_name(reader)
             except KeyError:
-                continue        # a Cast the runtime added for a fetch
+                continue        # an op the user's graph does not have
             if not any(_derived_by_casts(source, tensor) for source in user_reader.inputs):
-                raise _unplaceable_feed(tensor, reader.name, inner.name, inner in moved)
+                raise _unplaceable_feed(tensor, reader, inner, inner in moved)
     return moved
 
 
@@ -324,17 +336,21 @@ def _derived_by_casts(source, tensor):
     return source is tensor
 
 
-def _reads_through_casts(inner, reached):
-    while inner.name not in reached and (inner.op.type == "Cast" or _added_by_pass(inner.op)):
-        inner = inner.op.inputs[0]
-    return inner.name in reached
+def _reads_through_casts(ops, inner, reached):
+    """Does inner tensor `inner` hold a value read from one of `reached` through Casts (the user's or the pass's)?"""
+    while inner not in reached:
+        op = producer(inner)
+        if ops.op_type(op) != "Cast" and not _added_by_pass(ops, op):
+            return False
+        inner = ops.inputs(op)[0]
+    return True
 
 
-def _inner_readers(tensor):
-    """Ops reading `tensor` in the inner graph, seen through the Casts the pass added."""
-    for op in tensor.consumers():
-        if _added_by_pass(op):
-            yield from _inner_readers(op.outputs[0])
+def _inner_readers(ops, name):
+    """Names of the ops reading tensor `name` in the inner graph, seen through the Casts the pass added."""
+    for op in ops.readers(name):
+        if _added_by_pass(ops, op):
+            yield from _inner_readers(ops, op + ":0")
         else:
             yield op
 
@@ -358,7 +374,7 @@ def _connection(program, user_graph, source, destination):
     destination = user_graph.as_graph_element(destination, allow_tensor=True, allow_operation=False)
     ref = program.result.tensor_map.get(source.name)
     inner_source = ref.name if ref is not None else source.name
-    return [(program.fetch_tensor(inner_source, tf.as_dtype(dtype)).name, target.name)
+    return [(program.fetch_name(inner_source, tf.as_dtype(dtype)), target)
             for target, dtype, _ in _feed_targets(program, destination)]
 
 
@@ -367,9 +383,9 @@ def _feed_landing(slots):
     landing = {}
     for slot in slots:
         for inner, _, _ in slot.targets:
-            other = landing.setdefault(inner.name, slot.user_tensor)
+            other = landing.setdefault(inner, slot.user_tensor)
             if other is not slot.user_tensor:
-                raise _cannot_together(f"feed both '{other.name}' and '{slot.user_tensor.name}'", inner.name)
+                raise _cannot_together(f"feed both '{other.name}' and '{slot.user_tensor.name}'", inner)
     return landing
 
 
@@ -377,9 +393,9 @@ def _check_fetch_not_fed(program, fetch, inner_fetch, landing):
     """Refuse a fetch whose value lives in an inner tensor that a feed of another user tensor replaces: TensorFlow
     would refuse the inner tensor being both fed and fetched, or the fetch would return the other tensor's value."""
     ref = program.result.tensor_map.get(fetch.name)
-    for inner in {inner_fetch.name, ref.name if ref is not None else fetch.name}:
+    for inner in {inner_fetch, ref.name if ref is not None else fetch.name}:
         fed = landing.get(inner)
-        if fed is not None and fed is not fetch and (inner == inner_fetch.name or not _derived_by_casts(fetch, fed)):
+        if fed is not None and fed is not fetch and (inner == inner_fetch or not _derived_by_casts(fetch, fed)):
             raise _cannot_together(f"feed '{fed.name}' and fetch '{fetch.name}'", inner)
 
 
@@ -391,9 +407,9 @@ def _cannot_together(what, inner):
         "'must_keep_origin_dtype'.")
 
 
-def _fetch_tensor(program, user_tensor):
+def _fetch_name(program, user_tensor):
     ref = program.result.tensor_map.get(user_tensor.name)
-    return program.fetch_tensor(ref.name if ref is not None else user_tensor.name, user_tensor.dtype)
+    return program.fetch_name(ref.name if ref is not None else user_tensor.name, user_tensor.dtype)
 
 
 def _assert_fetchable(graph, op):
@@ -409,14 +425,16 @@ _FORWARDING_OPS = frozenset({"Identity", "Snapshot", "StopGradient", "Reshape", 
 _VARIABLE_OPS = frozenset({"VariableV2", "Variable", "TemporaryVariable", "ReadVariableOp", "VarHandleOp"})
 
 
-def _may_share_variable_buffer(tensor):
-    """Is `tensor` a variable's value, possibly through ops that pass their input's buffer on?"""
+def _may_share_variable_buffer(ops, name):
+    """Is inner tensor `name` a variable's value, possibly through ops that pass their input's buffer on?"""
     for _ in range(64):
-        if tensor.dtype._is_ref_dtype or tensor.op.type in _VARIABLE_OPS:
+        op_type = ops.op_type(producer(name))
+        if ops.is_ref(name) or op_type in _VARIABLE_OPS:
             return True
-        if tensor.op.type not in _FORWARDING_OPS or not tensor.op.inputs:
+        inputs = ops.inputs(producer(name)) if op_type in _FORWARDING_OPS else ()
+        if not inputs:
             return False
-        tensor = tensor.op.inputs[0]
+        name = inputs[0]
     return True
 
 

@@ -10,12 +10,13 @@ import re
 import threading
 
 import tensorflow as tf
-from tensorflow.core.framework import graph_pb2, node_def_pb2
+from tensorflow.core.framework import attr_value_pb2, graph_pb2, node_def_pb2
 from tensorflow.python.client import pywrap_tf_session as c_api
 from tensorflow.python.framework import c_api_util, errors, importer
 
 from npu_bridge.core.gcpause import collector_paused
 from npu_bridge.runtime import state_transfer
+from npu_bridge.runtime.inner_ops import InnerOps, tensor_name
 
 FETCH_CAST_SUFFIX = "-NpuBridgeFetch"
 # Ops holding state that a rebuild cannot carry over: input iterators, queues, hash tables.
@@ -28,12 +29,24 @@ class Program:
     def __init__(self, result, version, target, config):
         self.result = result
         self.version = version
-        self.graph = _imported(result.graph_def)
-        self.session = tf.compat.v1.Session(target, graph=self.graph, config=config)
+        self._graph, c_ops = _imported(result.graph_def)
+        self.ops = InnerOps(c_ops, result.graph_def)
+        self._materialized = False
+        self.session = tf.compat.v1.Session(target, graph=self._graph, config=config)
         self._nodes = None
         self._functions = None
         self.plans = {}
         self.lock = threading.RLock()
+
+    @property
+    def graph(self):
+        """The inner tf.Graph, with its Python Operation objects made on first use (see runtime.inner_ops)."""
+        if not self._materialized:
+            with self.lock, self._graph._mutation_lock(), collector_paused():
+                if not self._materialized:
+                    self._graph._add_new_tf_operations(compute_devices=False)
+                    self._materialized = True
+        return self._graph
 
     @property
     def nodes(self):
@@ -78,7 +91,7 @@ class Program:
         if added_nodes is None:
             added_nodes = [n for n in result.graph_def.node if n.name not in self.nodes]
         new_names = {n.name for n in added_nodes}
-        input_map, control_edges = {}, []
+        outside, control_edges = set(), []     # tensors of earlier nodes the added ones read; control edges to them
         for node in added_nodes:
             added_node = added.node.add()
             added_node.CopyFrom(node)
@@ -90,18 +103,24 @@ class Program:
                 elif source.startswith("^"):
                     control_edges.append((node.name, producer))
                 else:
-                    name = source if ":" in source else source + ":0"
-                    input_map[name] = self.graph.get_tensor_by_name(name)
+                    outside.add(tensor_name(source))
                     added_node.input.append(source)
-        with self.lock, self.graph.as_default():
-            # Colocation with nodes imported earlier (`_class: loc:@v`) is only checked within one GraphDef;
-            # the public import_graph_def would reject it, the internal one can skip the check.
-            importer._import_graph_def_internal(added, input_map=input_map, name="",
-                                                validate_colocation_constraints=False)
+        with self.lock:
+            # The import maps inputs to Python tensors and adds control edges to Python ops: the graph's Python
+            # objects are made here if no one needed them before.
+            graph = self.graph
+            input_map = {name: graph.get_tensor_by_name(name) for name in outside}
+            with graph.as_default():
+                # Colocation with nodes imported earlier (`_class: loc:@v`) is only checked within one GraphDef;
+                # the public import_graph_def would reject it, the internal one can skip the check.
+                imported = importer._import_graph_def_internal(added, input_map=input_map, name="",
+                                                               return_elements=[n.name for n in added.node],
+                                                               validate_colocation_constraints=False)
             for consumer, producer in control_edges:
                 # import_graph_def maps control inputs only with a name prefix; add them to the imported op instead.
-                consumer_op = self.graph.get_operation_by_name(consumer)
-                consumer_op._add_control_input(self.graph.get_operation_by_name(producer))
+                consumer_op = graph.get_operation_by_name(consumer)
+                consumer_op._add_control_input(graph.get_operation_by_name(producer))
+            self.ops.add([op._c_op for op in imported], result.graph_def, added_nodes)
         if node_blobs is not None and dict(result.tensor_map) != dict(self.result.tensor_map):
             self.plans = {}
         self.functions.update((f.signature.name, f.SerializeToString(deterministic=True))
@@ -125,19 +144,30 @@ class Program:
         self.close()
         return successor
 
-    def fetch_tensor(self, name, dtype):
-        """The inner tensor holding user tensor value `name` in `dtype`: itself, or a cached Cast of it."""
-        tensor = self.graph.get_tensor_by_name(name)
-        if tensor.dtype.base_dtype == dtype.base_dtype:
-            return tensor
-        cast_name = f"{name.replace(':', '-')}-CastTo{dtype.base_dtype.name}{FETCH_CAST_SUFFIX}"
+    def fetch_name(self, name, dtype):
+        """The inner tensor holding user tensor value `name` in `dtype`: itself, or a Cast of it (made once)."""
+        dtype = dtype.base_dtype
+        source = self.ops.dtype(name).base_dtype
+        if source == dtype:
+            return name
+        cast_name = f"{name.replace(':', '-')}-CastTo{dtype.name}{FETCH_CAST_SUFFIX}"
         with self.lock:
-            try:
-                return self.graph.get_tensor_by_name(cast_name + ":0")
-            except KeyError:
-                pass
-            with self.graph.as_default(), self.graph.name_scope(None):
-                return tf.raw_ops.Cast(x=tensor, DstT=dtype.base_dtype, name=cast_name)
+            if cast_name not in self.ops:
+                self._add_cast(cast_name, name, source, dtype)
+        return cast_name + ":0"
+
+    def _add_cast(self, name, source_name, source, dtype):
+        """Cast op `name` of tensor `source_name`, made in the C graph (a Python op only once the graph has them)."""
+        with self._graph._mutation_lock(), self._graph._c_graph.get() as c_graph:
+            description = c_api.TF_NewOperation(c_graph, "Cast", name)
+            c_api.TF_AddInput(description, self.ops.output(source_name))
+            for attr, value in (("SrcT", source), ("DstT", dtype)):
+                c_api.TF_SetAttrValueProto(description, attr,
+                                           attr_value_pb2.AttrValue(type=value.as_datatype_enum).SerializeToString())
+            c_op = c_api.TF_FinishOperation(description)
+            self.ops.add([c_op])
+            if self._materialized:
+                self._graph._add_new_tf_operations(compute_devices=False)
 
     def close(self):
         self.plans = {}
@@ -145,14 +175,14 @@ class Program:
 
 
 def _imported(graph_def):
-    """A new tf.Graph holding `graph_def`, imported as import_graph_def does, less its Python device pass.
+    """A new tf.Graph holding `graph_def` in its C graph only, and the C operations made: (graph, TF_Operations).
 
-    import_graph_def then clears and re-applies every op's device through the graph's device functions and copies
-    devices along colocation groups, one Python call after another (half its time on a 10k-node graph). A fresh
-    graph has no device functions, and the placer applies colocation itself, so the devices the NodeDefs name are
-    what the session places by. Default attribute values are still added to `graph_def` in place, as
-    import_graph_def does: the fingerprints that decide whether the graph may grow are taken from it. The Python
-    Operation objects are made with the garbage collector paused (core.gcpause).
+    import_graph_def would also make a Python Operation for every op (Program.graph makes them when needed) and
+    clear and re-apply every op's device through the graph's device functions, copying devices along colocation
+    groups, one Python call after another (half its time on a 10k-node graph). A fresh graph has no device
+    functions, and the placer applies colocation itself, so the devices the NodeDefs name are what the session
+    places by. Default attribute values are still added to `graph_def` in place, as import_graph_def does: the
+    fingerprints that decide whether the graph may grow are taken from it.
     """
     graph = tf.Graph()
     graph_def = importer._ProcessGraphDefParam(graph_def)
@@ -160,16 +190,15 @@ def _imported(graph_def):
     importer._PopulateTFImportGraphDefOptions(scoped.options, "", {}, None, True)
     buffer = c_api.TF_NewBufferFromString(graph_def.SerializeToString())
     try:
-        with graph._mutation_lock(), collector_paused():
+        with graph._mutation_lock():
             try:
                 results = c_api.TF_GraphImportGraphDefWithResults(graph._c_graph, buffer, scoped.options)
             except errors.InvalidArgumentError as error:
                 raise ValueError(str(error)) from None
             c_api.TF_DeleteImportGraphDefResults(results)
-            graph._add_new_tf_operations(compute_devices=False)
+            return graph, graph.new_operations()
     finally:
         c_api.TF_DeleteBuffer(buffer)
-    return graph
 
 
 def _without_markers(blob):

@@ -133,3 +133,20 @@ def test_a_feed_and_a_fetch_that_share_an_inner_tensor_are_refused_together(grap
         with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed both 'half:0' and 'pool:0'"):
             sess.run(y, {**inputs, half: np.full([1, 2, 2, 1], 7, np.float16),
                          pooled: np.full([1, 2, 2, 1], 3.0, np.float32)})
+
+
+def test_a_feed_is_refused_when_a_reader_added_to_the_running_graph_would_take_it(graph):
+    """The readers the feed checks look at include ops added to the graph after the session started: MatMul 'mm',
+    added after a run that fed 'user_half', reads it in the emulated graph but not in the user's."""
+    x = tf.compat.v1.placeholder(tf.float32, [2, 4], name="x")
+    user_half = tf.cast(x, tf.float16, name="user_half")
+    kept = tf.identity(user_half, name="kept")
+    ones = np.ones((2, 4), np.float32)
+    with tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
+        np.testing.assert_array_equal(sess.run(kept, {x: ones, user_half: np.zeros((2, 4), np.float16)}), 0)
+        product = tf.matmul(x, tf.ones([4, 4]), name="mm")
+        np.testing.assert_array_equal(sess.run(product, {x: ones}), np.full((2, 4), 4.0))
+        assert not any(cast.startswith("x-0-") for cast in last_report(sess).by_name("mm").casts)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'user_half:0'.*made op 'mm' read"):
+            sess.run(product, {x: ones, user_half: np.zeros((2, 4), np.float16)})
+

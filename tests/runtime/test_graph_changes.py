@@ -84,6 +84,7 @@ def test_extension_and_fresh_build_compute_the_same(graph):
         out = tf.nn.relu(tf.matmul(h, tf.constant([[1 / 3]])), name="out")
         extended = sess.run(out, {x: [[1.0, 2.0]]})
         fresh = Program(sess._npu_emulation.program.result, 0, "", sess._npu_emulation.config)
+        fresh.graph     # Session.run resolves names through the Python objects, which a Program makes on demand
         np.testing.assert_array_equal(fresh.session.run("out:0", {"x:0": [[1.0, 2.0]]}), extended)
         fresh.close()
 

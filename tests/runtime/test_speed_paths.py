@@ -36,6 +36,37 @@ def test_plan_cache_past_its_bound_keeps_most_plans_of_a_cycle(graph, monkeypatc
         assert len(built) - first_pass < 0.6 * 50, "most runs of the later passes must find their plan cached"
 
 
+def test_a_first_step_makes_no_python_objects_for_the_inner_graph(graph):
+    """Plans address the inner graph by name (runtime.inner_ops): initializing, training with feeds and fetching a
+    tensor the pass reduced (whose Cast back to float32 is made in the C graph) make no Python Operation for the
+    inner graph. Asking for the tf.Graph then makes them all, that Cast included, a Cast made afterwards gets its
+    Python op at once, and both give the values fetched."""
+    x = tf.compat.v1.placeholder(tf.float32, [4, 3], name="x")
+    w = tf.compat.v1.get_variable("w", initializer=tf.constant(np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)))
+    hidden = tf.matmul(x, w, name="hidden")
+    scaled = tf.multiply(hidden, 3.0, name="scaled")
+    loss = tf.reduce_mean(tf.square(scaled), name="loss")
+    train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+    feed = {x: np.arange(12, dtype=np.float32).reshape(4, 3) / 7}
+    with tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(train, feed)
+        hidden_value, _ = sess.run([hidden, w], feed)
+        program = sess._npu_emulation.program
+        held, held_scaled = program.result.tensor_map["hidden:0"], program.result.tensor_map["scaled:0"]
+        assert (held.dtype, held_scaled.dtype) == ("float16", "float16")
+        assert program._graph.get_operations() == []
+        cast = program.fetch_name(held.name, tf.float32)
+        ops = {op.name: op for op in program.graph.get_operations()}
+        assert set(ops) >= {n.name for n in program.result.graph_def.node} | {cast.split(":")[0]}
+        assert (ops[cast.split(":")[0]].type, ops[cast.split(":")[0]].get_attr("DstT")) == ("Cast", tf.float32)
+        scaled_value = sess.run(scaled, feed)
+        later = program.fetch_name(held_scaled.name, tf.float32)
+        assert program.graph.get_tensor_by_name(later).op.type == "Cast"
+    assert hidden_value.dtype == np.float32
+    np.testing.assert_array_equal(scaled_value, np.float16(hidden_value) * np.float16(3.0))
+
+
 def _conv_bn_training_graph():
     """Conv + BN + ReLU + dense + softmax cross-entropy + Momentum, with seeded initializers."""
     graph = tf.Graph()
