@@ -125,7 +125,7 @@ class EmulatedSession:
             fed.append(array)
             feeds.update(slot.inner_values(array))
         try:
-            values = program.session.partial_run(handle, plan.fetch_names, feeds)
+            values = plan.user_values(list(program.session.partial_run(handle, plan.fetch_names, feeds)))
         except errors.OpError as error:
             raise user_errors.translate(error, self.graph)
         return plan.mapper.build_results(

@@ -97,7 +97,7 @@ def run_steps(emulation, observers, plan, args, run_options, run_metadata):
                     extra.append(name)
         call = plan.callable_for(run_options, tuple(extra))
         values = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
-        results = values[:count]
+        results = plan.user_values(values[:count])
         record = StepRecord(emulation, plan, step, feeds, results, dict(zip(extra, values[count:])))
         for observer in observers:
             observer.after_step(record)

@@ -150,6 +150,7 @@ class Plan:
             self.mapper = tf_session._FetchMapper.for_fetch(fetches)
         self.sources, self.fetch_names, self.target_names = [], [], []
         self.handles = {}  # index in self.fetch_names -> dtype of the tensor a fetched session handle stands for
+        self.widened = {}  # index in self.fetch_names -> numpy dtype its reduced value is widened to (_fetch_source)
         self.repeats = 1
         for fetch in self.mapper.unique_fetches():
             if isinstance(fetch, tf.Operation):
@@ -167,8 +168,11 @@ class Plan:
                 self.sources.append(len(self.fetch_names))
                 if fetch.op.type in _HANDLE_OPS:
                     self.handles[len(self.fetch_names)] = fetch.op.inputs[0].dtype
-                self.fetch_names.append(_fetch_name(program, fetch))
-                _check_fetch_not_fed(program, fetch, self.fetch_names[-1], landing)
+                name, widened = _fetch_source(program, fetch, landing)
+                if widened is not None:
+                    self.widened[len(self.fetch_names)] = widened
+                self.fetch_names.append(name)
+                _check_fetch_not_fed(program, fetch, name, landing)
         self.feed_names = [name for slot in self.slots for name, _, _ in slot.targets]
         # Fetches that may share a variable's buffer: the C++ callable hands them back without the copy Session.run
         # makes, so a later update of the variable would change an array the user already holds.
@@ -192,6 +196,7 @@ class Plan:
             call = self.callable_for(run_options)
             for _ in range(self.repeats):
                 results = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
+            results = self.user_values(results)
         for index in self.copies:
             if isinstance(results[index], np.ndarray):     # a 0-d value comes as a numpy scalar: keep it one
                 results[index] = results[index].copy()
@@ -199,6 +204,12 @@ class Plan:
             results[index] = session_ops.TensorHandle(results[index], dtype, self.owner())
         return self.mapper.build_results(
             [None if s is None else results[s] if s >= 0 else fed[~s] for s in self.sources])
+
+    def user_values(self, values):
+        """The values of fetch_names (a list, changed in place) with those held reduced widened to the user's dtype."""
+        for index, dtype in self.widened.items():
+            values[index] = values[index].astype(dtype)
+        return values
 
     @property
     def signature(self):
@@ -407,9 +418,25 @@ def _cannot_together(what, inner):
         "'must_keep_origin_dtype'.")
 
 
-def _fetch_name(program, user_tensor):
+def _fetch_source(program, user_tensor, landing):
+    """(inner tensor to fetch, numpy dtype to widen its value to on the host or None) for a fetched user tensor.
+
+    A float32 value the NPU holds in float16 or bfloat16 is fetched as held and widened by NumPy, which gives a
+    Cast's exact values. A Cast made in the inner graph once the session has a callable makes TensorFlow extend
+    the session, and that converts and places the whole graph again (about 0.1 s per 4,000 nodes). The Cast is
+    made when the held tensor is fed in the same run (TensorFlow cannot fetch a fed tensor) or the conversion
+    would round.
+    """
     ref = program.result.tensor_map.get(user_tensor.name)
-    return program.fetch_name(ref.name if ref is not None else user_tensor.name, user_tensor.dtype)
+    name = ref.name if ref is not None else user_tensor.name
+    held, wanted = program.ops.dtype(name).base_dtype, user_tensor.dtype.base_dtype
+    if held in _REDUCED and wanted in _WIDER and name not in landing:
+        return name, np.dtype(wanted.as_numpy_dtype)
+    return program.fetch_name(name, wanted), None
+
+
+_REDUCED = (tf.float16, tf.bfloat16)
+_WIDER = (tf.float32, tf.float64)
 
 
 def _assert_fetchable(graph, op):

@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from npu_bridge.core.precision import rewrite
-from npu_bridge.runtime import plans
+from npu_bridge.runtime import observers, plans
 from .conftest import npu_config
 
 
@@ -36,11 +36,13 @@ def test_plan_cache_past_its_bound_keeps_most_plans_of_a_cycle(graph, monkeypatc
         assert len(built) - first_pass < 0.6 * 50, "most runs of the later passes must find their plan cached"
 
 
-def test_a_first_step_makes_no_python_objects_for_the_inner_graph(graph):
+def test_a_first_step_makes_no_python_objects_and_no_fetch_casts_in_the_inner_graph(graph):
     """Plans address the inner graph by name (runtime.inner_ops): initializing, training with feeds and fetching a
-    tensor the pass reduced (whose Cast back to float32 is made in the C graph) make no Python Operation for the
-    inner graph. Asking for the tf.Graph then makes them all, that Cast included, a Cast made afterwards gets its
-    Python op at once, and both give the values fetched."""
+    tensor the pass reduced make no Python Operation for the inner graph, and that fetch adds no Cast to it (its
+    value is widened on the host; a Cast added after the first callable makes TensorFlow place the whole graph
+    again). A Cast the runtime still makes in the C graph (for a fed tensor, or a tensor connection) is among the
+    Python objects once they are made, one made afterwards gets its Python op at once, and both give the values
+    fetched."""
     x = tf.compat.v1.placeholder(tf.float32, [4, 3], name="x")
     w = tf.compat.v1.get_variable("w", initializer=tf.constant(np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)))
     hidden = tf.matmul(x, w, name="hidden")
@@ -51,20 +53,51 @@ def test_a_first_step_makes_no_python_objects_for_the_inner_graph(graph):
     with tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
         sess.run(tf.compat.v1.global_variables_initializer())
         sess.run(train, feed)
-        hidden_value, _ = sess.run([hidden, w], feed)
+        hidden_value, scaled_value, _ = sess.run([hidden, scaled, w], feed)
         program = sess._npu_emulation.program
         held, held_scaled = program.result.tensor_map["hidden:0"], program.result.tensor_map["scaled:0"]
         assert (held.dtype, held_scaled.dtype) == ("float16", "float16")
+        assert hidden_value.dtype == scaled_value.dtype == np.float32
         assert program._graph.get_operations() == []
+        inner_nodes = {n.name for n in program._graph.as_graph_def().node}
+        assert inner_nodes == {n.name for n in program.result.graph_def.node}
         cast = program.fetch_name(held.name, tf.float32)
         ops = {op.name: op for op in program.graph.get_operations()}
-        assert set(ops) >= {n.name for n in program.result.graph_def.node} | {cast.split(":")[0]}
+        assert set(ops) == inner_nodes | {cast.split(":")[0]}
         assert (ops[cast.split(":")[0]].type, ops[cast.split(":")[0]].get_attr("DstT")) == ("Cast", tf.float32)
-        scaled_value = sess.run(scaled, feed)
         later = program.fetch_name(held_scaled.name, tf.float32)
         assert program.graph.get_tensor_by_name(later).op.type == "Cast"
-    assert hidden_value.dtype == np.float32
+        by_cast = program.session.run([cast, later], {"x:0": feed[x]})
+    np.testing.assert_array_equal(by_cast[0], hidden_value)
+    np.testing.assert_array_equal(by_cast[1], scaled_value)
     np.testing.assert_array_equal(scaled_value, np.float16(hidden_value) * np.float16(3.0))
+
+
+@pytest.mark.parametrize("mode", ["mixed_float16", "mixed_bfloat16"])
+def test_a_reduced_fetch_is_widened_to_the_users_dtype_on_every_path(graph, observe, mode):
+    """A fetched tensor the NPU holds reduced is read as held and widened on the host: a plain run, a run seen by a
+    run observer (whose record holds the widened values too) and a partial run all return the user's float32, with
+    exactly the reduced values."""
+    x = tf.compat.v1.placeholder(tf.float32, [2, 2], name="x")
+    product = tf.matmul(x, tf.constant([[1.0, 2.0], [3.0, 4.0]]), name="product")
+    value = np.array([[0.1, 0.2], [0.3, 1 / 3]], np.float32)
+    reduced = np.float16 if mode == "mixed_float16" else tf.bfloat16.as_numpy_dtype
+    extra = {"soc_config": "Ascend910B1"} if mode == "mixed_bfloat16" else {}
+    with tf.compat.v1.Session(config=npu_config(mode, **extra)) as sess:
+        plain = sess.run(product, {x: value})
+        assert sess._npu_emulation.program.result.tensor_map["product:0"].dtype == np.dtype(reduced).name
+        records = []
+        observer = type("Recorder", (observers.RunObserver,), {"after_step": lambda self, r: records.append(r)})()
+        observe(observer)
+        observed = sess.run(product, {x: value})
+        observers.remove_observer(observer)
+        handle = sess.partial_run_setup([product], [x])
+        partial = sess.partial_run(handle, product, {x: value})
+    expected = (value.astype(reduced).astype(np.float32) @ np.float32([[1, 2], [3, 4]]).astype(reduced)
+                .astype(np.float32)).astype(reduced).astype(np.float32)
+    for got in (plain, observed, records[0].results[0], partial):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, expected)
 
 
 def _conv_bn_training_graph():
