@@ -75,7 +75,7 @@ class StepGraph:
 
     def __init__(self, emulation, plan):
         program = plan.program
-        graph, tensor_map, report = emulation.graph, program.result.tensor_map, program.result.report
+        tensor_map, report = program.result.tensor_map, program.result.report
         self.reduced_dtype = report.reduced_dtype
         self.feeds = [slot.user_tensor for slot in plan.slots if slot.targets]
         fed = {t.name for t in self.feeds}

@@ -13,6 +13,7 @@ from tensorflow.core.framework import attr_value_pb2
 from tensorflow.python.client import pywrap_tf_session as c_api
 from tensorflow.python.framework import c_api_util, errors
 
+
 def tensor_name(spec):
     """"x" or "x:1" (a NodeDef input, a user's name) as "x:0" / "x:1"."""
     return spec if ":" in spec else spec + ":0"
@@ -69,6 +70,7 @@ class InnerOps:
         return tf.as_dtype(c_api.TF_OperationOutputType(self.output(name)))
 
     def is_ref(self, name):
+        """Is tensor `name` a ref (a VariableV2's output, or what forwards it)?"""
         return self.dtype(name)._is_ref_dtype
 
     def op_type(self, op_name):
