@@ -8,6 +8,8 @@ to the C operations the import returned and to the rewritten GraphDef's inputs i
 step makes no Python objects for the graph it runs. Program.graph still makes them when a caller needs the
 tf.Graph itself (debug tools, partial runs, a graph that grows).
 """
+import threading
+
 import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2
 from tensorflow.python.client import pywrap_tf_session as c_api
@@ -33,7 +35,8 @@ class InnerOps:
     """The inner graph's operations by name, with the readers of each tensor built on first use.
 
     c_ops: the TF_Operations of the graph; graph_def: the GraphDef they were imported from, whose NodeDef inputs
-    give the readers (only when a plan feeds a tensor does it need them).
+    give the readers (only when a plan feeds a tensor does it need them). Plans are built on the threads calling
+    `run` while another may grow the graph: the readers are built and extended under a lock.
     """
 
     def __init__(self, c_ops, graph_def):
@@ -41,6 +44,7 @@ class InnerOps:
         self._ops = {name(op): op for op in c_ops}
         self._graph_def = graph_def
         self._readers = None
+        self._lock = threading.Lock()
 
     def __contains__(self, op_name):
         return op_name in self._ops
@@ -52,10 +56,11 @@ class InnerOps:
         self._ops.update((name(op), op) for op in c_ops)
         if graph_def is None:
             return
-        if self._readers is None:
-            self._graph_def = graph_def
-        else:
-            self._index_readers(node_defs)
+        with self._lock:
+            if self._readers is None:
+                self._graph_def = graph_def
+            else:
+                _index_readers(self._readers, node_defs)
 
     def output(self, name):
         """The TF_Output of tensor `name` ("op:index"); KeyError when the graph has no such tensor."""
@@ -93,16 +98,21 @@ class InnerOps:
     def readers(self, name):
         """Names of the ops of the rewritten graph reading tensor `name` through a data edge (not the Casts the
         runtime adds for fetches)."""
-        if self._readers is None:
-            self._readers = {}
-            self._index_readers(self._graph_def.node)
-            self._graph_def = None
-        return self._readers.get(name, ())
-
-    def _index_readers(self, node_defs):
         readers = self._readers
-        for node in node_defs:
-            for spec in node.input:
-                if spec[:1] == "^":
-                    break           # control inputs follow every data input
-                readers.setdefault(tensor_name(spec), []).append(node.name)
+        if readers is None:
+            with self._lock:
+                if self._readers is None:
+                    readers = {}
+                    _index_readers(readers, self._graph_def.node)
+                    self._readers, self._graph_def = readers, None
+                readers = self._readers
+        return readers.get(name, ())
+
+
+def _index_readers(readers, node_defs):
+    """Add the data inputs of `node_defs` to `readers` ({tensor name: [reading op names]})."""
+    for node in node_defs:
+        for spec in node.input:
+            if spec[:1] == "^":
+                break           # control inputs follow every data input
+            readers.setdefault(tensor_name(spec), []).append(node.name)

@@ -1,4 +1,7 @@
 """A value fed into a tensor the NPU holds in float16 reaches every reader rounded, as the NPU would hold it."""
+import sys
+import threading
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -150,3 +153,41 @@ def test_a_feed_is_refused_when_a_reader_added_to_the_running_graph_would_take_i
         with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'user_half:0'.*made op 'mm' read"):
             sess.run(product, {x: ones, user_half: np.zeros((2, 4), np.float16)})
 
+
+
+def test_feeds_checked_from_many_threads_at_once_are_each_refused(graph):
+    """The readers the feed check reads are built on first use; threads building their first plans at once each
+    see all of them (none slips through on a half-built index)."""
+    x = tf.compat.v1.placeholder(tf.float32, [2, 4], name="x")
+    user_half = tf.cast(x, tf.float16, name="user_half")
+    tf.identity(user_half, name="kept")
+    filler = x
+    for _ in range(300):        # between 'kept' and the MatMuls: building the index spans many thread switches
+        filler = tf.abs(filler)
+    products = [tf.matmul(x, tf.ones([4, 4]) * float(i), name=f"mm{i}") for i in range(8)]
+    ones = np.ones((2, 4), np.float32)
+    outcomes = [None] * len(products)
+    interval = sys.getswitchinterval()
+    start = tf.constant(1.0, name="start")
+    with tf.compat.v1.Session(config=npu_config("mixed_float16")) as sess:
+        sess.run(start)             # the whole graph imported, no plan with a feed yet
+        barrier = threading.Barrier(len(products))
+        sys.setswitchinterval(1e-6)
+
+        def feed(i):
+            barrier.wait()
+            try:
+                sess.run(products[i], {x: ones, user_half: np.zeros((2, 4), np.float16)})
+                outcomes[i] = "ran"
+            except tf.errors.InvalidArgumentError as error:
+                outcomes[i] = "refused" if "cannot feed 'user_half:0'" in error.message else error.message
+
+        threads = [threading.Thread(target=feed, args=(i,)) for i in range(len(products))]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                thread.join()
+        finally:
+            sys.setswitchinterval(interval)
+    assert outcomes == ["refused"] * len(products)
