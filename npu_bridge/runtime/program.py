@@ -181,11 +181,11 @@ def _imported(graph_def):
     clear and re-apply every op's device through the graph's device functions, copying devices along colocation
     groups, one Python call after another (half its time on a 10k-node graph). A fresh graph has no device
     functions, and the placer applies colocation itself, so the devices the NodeDefs name are what the session
-    places by. Default attribute values are still added to `graph_def` in place, as import_graph_def does: the
-    fingerprints that decide whether the graph may grow are taken from it.
+    places by. Nor does it add default attribute values to `graph_def` in place, a pass over every node (44 ms on
+    28,864 nodes): the user's GraphDef comes from a live graph, whose ops hold every attribute, the precision pass
+    writes every attribute of the nodes it adds, and the C++ importer adds any missing default to the C graph.
     """
     graph = tf.Graph()
-    graph_def = importer._ProcessGraphDefParam(graph_def)
     scoped = c_api_util.ScopedTFImportGraphDefOptions()
     importer._PopulateTFImportGraphDefOptions(scoped.options, "", {}, None, True)
     buffer = c_api.TF_NewBufferFromString(graph_def.SerializeToString())

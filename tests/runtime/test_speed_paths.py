@@ -3,6 +3,8 @@ graph's import, and a graph grown between runs."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.core.framework import graph_pb2
+from tensorflow.python.framework import importer
 
 from npu_bridge.core.precision import rewrite
 from npu_bridge.runtime import observers, plans
@@ -182,6 +184,25 @@ def test_inner_session_runs_bit_identical_to_a_plain_session_of_the_rewritten_gr
     assert len(variables) >= 3
     for name, got, expected in zip(variables, emulated_variables, reference_variables):
         np.testing.assert_array_equal(got, expected, err_msg=name)
+
+
+@pytest.mark.parametrize("build", [_conv_bn_training_graph, _lstm_training_graph], ids=["conv_bn", "lstm"])
+@pytest.mark.parametrize("mode", ["mixed_float16", "fp16", "mixed_bfloat16"])
+def test_the_rewritten_graph_holds_every_default_attribute(mode, build):
+    """The inner graph is imported without adding default attribute values to the rewritten GraphDef in place
+    (runtime.program._imported): that GraphDef must already hold them, or the fingerprints that decide whether a
+    grown graph can extend the running one would differ from what TensorFlow reports."""
+    graph, *_ = build()
+    extra = {"soc_config": "Ascend910B1"} if mode == "mixed_bfloat16" else {}
+    with tf.compat.v1.Session(graph=graph, config=npu_config(mode, **extra)) as sess:
+        options = sess._npu_emulation.options
+    result = rewrite(graph.as_graph_def(), options, log=False)
+    completed = graph_pb2.GraphDef()
+    completed.CopyFrom(result.graph_def)
+    importer._ProcessGraphDefParam(completed)
+    added = [n.name for n, c in zip(result.graph_def.node, completed.node) if n != c]
+    assert not added, f"nodes missing a default attribute: {added[:5]}"
+    assert any(n.name.endswith("-NpuBridge") for n in result.graph_def.node)
 
 
 @pytest.mark.parametrize("mode", ["must_keep_origin_dtype", "force_fp16"])
