@@ -19,6 +19,7 @@ from tensorflow.core.framework import graph_pb2
 
 from npu_bridge.core.precision import rewrite, saturation
 from npu_bridge.core.precision.report import Report, RewriteResult
+from npu_bridge.runtime.inner_ops import producer
 
 # Set by TensorFlow on an existing op when it becomes a control input of a new one; changes nothing it computes.
 _MARKER_ATTRS = ("_has_manual_control_dependencies",)
@@ -39,10 +40,6 @@ def _same_node(old, new):
     return old_copy == new_copy
 
 
-def _producer(source):
-    return source[1:] if source.startswith("^") else source.split(":", 1)[0]
-
-
 def _part_to_rewrite(graph_def, first_new):
     """Names of the new nodes (index >= first_new), their transitive inputs, and user Casts reading those."""
     nodes = {node.name: node for node in graph_def.node}
@@ -53,19 +50,19 @@ def _part_to_rewrite(graph_def, first_new):
         if name in part or name not in nodes:
             continue
         part.add(name)
-        stack.extend(_producer(source) for source in nodes[name].input)
+        stack.extend(producer(source) for source in nodes[name].input)
     old_in_part = {name for name in part if name in nodes}
     for node in graph_def.node[:first_new]:
         if node.op == "Cast" and node.name not in part and node.input and \
-                _producer(node.input[0]) in old_in_part:
+                producer(node.input[0]) in old_in_part:
             part.add(node.name)
-            stack.extend(_producer(source) for source in node.input)
+            stack.extend(producer(source) for source in node.input)
     while stack:                    # a user Cast's control inputs, should it have any
         name = stack.pop()
         if name in part or name not in nodes:
             continue
         part.add(name)
-        stack.extend(_producer(source) for source in nodes[name].input)
+        stack.extend(producer(source) for source in nodes[name].input)
     return part
 
 
@@ -96,7 +93,7 @@ def rewrite_added(running, user_def, options, lists, customize):
             return None
     new_names = {node.name for node in user_def.node[count:]}
     for node in user_def.node[count:]:
-        if node.op == "Cast" and node.input and _producer(node.input[0]) not in new_names:
+        if node.op == "Cast" and node.input and producer(node.input[0]) not in new_names:
             return None     # old readers of its input may now read this user Cast instead of a Cast of their own
     part = _part_to_rewrite(user_def, count)
     sub = graph_pb2.GraphDef()
@@ -117,16 +114,16 @@ def rewrite_added(running, user_def, options, lists, customize):
             return None
     old_map = running.result.tensor_map
     for name, ref in partial.tensor_map.items():
-        if _producer(name) not in new_names and old_map.get(name) != ref:
+        if producer(name) not in new_names and old_map.get(name) != ref:
             return None
     for name, ref in old_map.items():
-        if _producer(name) in part and _producer(name) not in new_names and partial.tensor_map.get(name) != ref:
+        if producer(name) in part and producer(name) not in new_names and partial.tensor_map.get(name) != ref:
             return None
     graph_def = graph_pb2.GraphDef()
     graph_def.CopyFrom(running.result.graph_def)
     graph_def.node.extend(added)
     tensor_map = dict(old_map)
-    tensor_map.update((name, ref) for name, ref in partial.tensor_map.items() if _producer(name) in new_names)
+    tensor_map.update((name, ref) for name, ref in partial.tensor_map.items() if producer(name) in new_names)
     report = _merged_report(running.result.report, partial.report, new_names, added,
                             lambda: rewrite(user_def, options, lists=lists, customize=customize, log=False))
     return RewriteResult(graph_def, report, MappingProxyType(tensor_map))

@@ -22,8 +22,8 @@ def tensor_name(spec):
 
 
 def producer(name):
-    """The op of tensor `name` ("op:index")."""
-    return name.rpartition(":")[0]
+    """The op of tensor name or NodeDef input `name`: "op:index", "op" or "^op" (TensorFlow forbids ':' in op names)."""
+    return name.lstrip("^").split(":", 1)[0]
 
 
 def _split(name):

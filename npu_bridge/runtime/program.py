@@ -16,7 +16,7 @@ from tensorflow.python.framework import c_api_util, errors, importer
 
 from npu_bridge.core.gcpause import collector_paused
 from npu_bridge.runtime import state_transfer
-from npu_bridge.runtime.inner_ops import InnerOps, tensor_name
+from npu_bridge.runtime.inner_ops import InnerOps, producer, tensor_name
 
 FETCH_CAST_SUFFIX = "-NpuBridgeFetch"
 # Ops holding state that a rebuild cannot carry over: input iterators, queues, hash tables.
@@ -97,11 +97,11 @@ class Program:
             added_node.CopyFrom(node)
             del added_node.input[:]
             for source in node.input:
-                producer = source.lstrip("^").split(":")[0]
-                if producer in new_names:
+                source_op = producer(source)
+                if source_op in new_names:
                     added_node.input.append(source)
                 elif source.startswith("^"):
-                    control_edges.append((node.name, producer))
+                    control_edges.append((node.name, source_op))
                 else:
                     outside.add(tensor_name(source))
                     added_node.input.append(source)
@@ -116,10 +116,10 @@ class Program:
                 imported = importer._import_graph_def_internal(added, input_map=input_map, name="",
                                                                return_elements=[n.name for n in added.node],
                                                                validate_colocation_constraints=False)
-            for consumer, producer in control_edges:
+            for consumer, source_op in control_edges:
                 # import_graph_def maps control inputs only with a name prefix; add them to the imported op instead.
                 consumer_op = graph.get_operation_by_name(consumer)
-                consumer_op._add_control_input(graph.get_operation_by_name(producer))
+                consumer_op._add_control_input(graph.get_operation_by_name(source_op))
             self.ops.add([op._c_op for op in imported], result.graph_def, added_nodes)
         if node_blobs is not None and dict(result.tensor_map) != dict(self.result.tensor_map):
             self.plans = {}
