@@ -248,6 +248,36 @@ def test_the_inner_session_keeps_the_structural_passes_the_user_leaves_on():
     assert list(inner_config(chosen).graph_options.rewrite_options.optimizers) == ["constfold", "arithmetic"]
 
 
+def test_the_inner_session_computes_constant_subgraphs_instead_of_folding_them(graph):
+    """TensorFlow's older graph optimizer no longer folds constants in the inner session (it cost a quarter of
+    ResNet-50's first step): the run computes the constant subgraph, with the values folding would give. A user
+    who chose that optimizer's opt_level L0 and its flags keeps them."""
+    from tensorflow.core.protobuf import config_pb2
+
+    from npu_bridge.runtime.emulated import inner_config
+
+    x = tf.compat.v1.placeholder(tf.float32, [4], name="x")
+    y = x + tf.fill([4], 2.0, name="twos") * 3.0
+    metadata = tf.compat.v1.RunMetadata()
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        got = sess.run(y, {x: np.ones(4, np.float32)}, run_metadata=metadata,
+                       options=tf.compat.v1.RunOptions(output_partition_graphs=True))
+    np.testing.assert_array_equal(got, [7.0] * 4)
+    computed = [n.name for g in metadata.partition_graphs for n in g.node]
+    assert "twos" in computed and not any("__cf__" in name for name in computed), computed
+
+    options = inner_config(npu_config()).graph_options.optimizer_options
+    assert options.opt_level == config_pb2.OptimizerOptions.L0
+    assert options.do_common_subexpression_elimination and not options.do_constant_folding
+    chosen = npu_config()
+    chosen.graph_options.optimizer_options.opt_level = config_pb2.OptimizerOptions.L0
+    chosen.graph_options.optimizer_options.do_constant_folding = True
+    chosen.graph_options.optimizer_options.global_jit_level = config_pb2.OptimizerOptions.OFF
+    options = inner_config(chosen).graph_options.optimizer_options
+    assert options.do_constant_folding and not options.do_common_subexpression_elimination
+    assert options.global_jit_level == config_pb2.OptimizerOptions.OFF
+
+
 def _records(report):
     return {r.name: r for r in report.records}
 
