@@ -37,17 +37,12 @@ class OpLibrary:
         self.source = source
         self.builtin = builtin
         self.types = frozenset(entries)
-        self._flags = {}
-        self._float_dtypes = {}
-        self._dtypes = {}
-        self._n_inputs = {}
-        for ir_type, entry in entries.items():
-            self._n_inputs[ir_type] = sum(1 for key, port in entry.items()
-                                          if key.startswith("input") and isinstance(port, dict)) or None
-            self._flags[ir_type] = _flag_of(ir_type, entry, source)
-            dtypes = _dtypes_of(entry)
-            self._float_dtypes[ir_type] = _float_dtypes_of(dtypes)
-            self._dtypes[ir_type] = dtypes or None
+        self._entries = entries
+        # Flags are read now, so a malformed one is reported when the library loads. Ports are read per op type
+        # on first use: a graph asks about a few dozen of the library's ~600 types, and reading them all took
+        # about 8 ms of a small network's first step.
+        self._flags = {ir_type: _flag_of(ir_type, entry, source) for ir_type, entry in entries.items()}
+        self._ports = {}
         self._by_lower = {name.lower(): name for name in self.types}
 
     def __repr__(self):
@@ -57,26 +52,38 @@ class OpLibrary:
         """How reasons name this library: "built-in ascend910" or "ascend910 library in /path"."""
         return f"built-in {self.soc}" if self.builtin else f"{self.soc} library in {self.source}"
 
+    def _ports_of(self, ir_type):
+        """(declared dtypes, declared float dtypes, declared inputs) of an op type; all None if it is unknown."""
+        ports = self._ports.get(ir_type)
+        if ports is None:
+            entry = self._entries.get(ir_type)
+            if entry is None:
+                return None, None, None
+            dtypes = _dtypes_of(entry)
+            inputs = sum(1 for key, port in entry.items() if key.startswith("input") and isinstance(port, dict))
+            ports = self._ports[ir_type] = (dtypes or None, _float_dtypes_of(dtypes), inputs or None)
+        return ports
+
     def precision_reduce(self, ir_type):
         """"true" (white), "false" (black) or None (no flag: gray, or not in the library)."""
         return self._flags.get(ir_type)
 
     def declared_float_dtypes(self, ir_type):
         """Float dtypes the op declares ({"float", "float16", "bfloat16", "double"}); None if it declares none."""
-        return self._float_dtypes.get(ir_type)
+        return self._ports_of(ir_type)[1]
 
     def declared_dtypes(self, ir_type):
         """Every dtype the op's ports declare, in TensorFlow names ("float32", "float16", "int8", ...); None if the
         op declares none (dynamicFormat ops, ops the library lacks)."""
-        return self._dtypes.get(ir_type)
+        return self._ports_of(ir_type)[0]
 
     def declared_inputs(self, ir_type):
         """How many inputs (input0, input1, ...) the op's entry declares, optional ones included; None if none."""
-        return self._n_inputs.get(ir_type)
+        return self._ports_of(ir_type)[2]
 
     def supports(self, ir_type, dtype):
         """Whether the op's kernel takes this float dtype. Undeclared (dynamicFormat) and unknown ops: yes."""
-        declared = self._float_dtypes.get(ir_type)
+        declared = self._ports_of(ir_type)[1]
         if declared is None:
             return True
         return _FLOAT_SPELLINGS.get(dtype, dtype) in declared
