@@ -221,8 +221,9 @@ def test_the_inner_session_computes_the_rewritten_graph_op_by_op(graph, mode):
 
 
 def test_the_inner_session_keeps_the_structural_passes_the_user_leaves_on():
-    """Grappler's structural passes only, unless the user's RewriterConfig turned one off or named its own list;
-    remapping stays off and the NpuOptimizer entry is dropped, other custom optimizers kept."""
+    """Grappler's structural passes only, once and without the MLIR pipeline, unless the user's RewriterConfig
+    turned one off or named its own list; remapping stays off and the NpuOptimizer entry is dropped, other custom
+    optimizers kept."""
     from tensorflow.core.protobuf import rewriter_config_pb2
 
     from npu_bridge.runtime.emulated import inner_config
@@ -234,6 +235,9 @@ def test_the_inner_session_keeps_the_structural_passes_the_user_leaves_on():
     assert list(inner.optimizers) == ["pruning", "function", "dependency"]
     assert [c.name for c in inner.custom_optimizers] == ["pruning"]
     assert inner.remapping == off and not inner.disable_meta_optimizer
+    assert inner.meta_optimizer_iterations == rewriter_config_pb2.RewriterConfig.ONE and inner.disable_tfg_optimizer
+    config.graph_options.rewrite_options.meta_optimizer_iterations = rewriter_config_pb2.RewriterConfig.TWO
+    assert inner_config(config).graph_options.rewrite_options.meta_optimizer_iterations == 2
 
     config.graph_options.rewrite_options.dependency_optimization = off
     config.graph_options.rewrite_options.disable_model_pruning = True
@@ -245,7 +249,10 @@ def test_the_inner_session_keeps_the_structural_passes_the_user_leaves_on():
 
     chosen = npu_config()
     chosen.graph_options.rewrite_options.optimizers.extend(["constfold", "arithmetic"])
-    assert list(inner_config(chosen).graph_options.rewrite_options.optimizers) == ["constfold", "arithmetic"]
+    inner = inner_config(chosen).graph_options.rewrite_options
+    assert list(inner.optimizers) == ["constfold", "arithmetic"]
+    assert inner.meta_optimizer_iterations == rewriter_config_pb2.RewriterConfig.DEFAULT_NUM_ITERS
+    assert not inner.disable_tfg_optimizer
 
 
 def test_the_inner_session_computes_constant_subgraphs_instead_of_folding_them(graph):
