@@ -156,3 +156,20 @@ def test_relu_and_relu_grad_compute_in_float32_between_casts_without_changing_a_
         want = fetch_user_tensor(in_place, name, feeds)
         assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), name
     assert_idempotent(result, options)
+
+
+def test_slow_ops_named_without_a_registry_query_have_reduced_cpu_kernels(monkeypatch):
+    """why_between_casts names the slow ops' reason without asking TensorFlow's kernel registry (a scan of the
+    whole registry per op type): that is only true while each has a float16 and a bfloat16 CPU kernel, checked here
+    against the installed TensorFlow. The 3D pools, which lack a float16 one, are still asked about."""
+    from npu_bridge.core.precision.typeattrs import DT_BFLOAT16, DT_HALF, has_cpu_kernel
+
+    named = rules.SLOW_REDUCED_ON_CPU - rules._SLOW_KERNELS_UNSURE
+    for op in sorted(named):
+        for dtype in (DT_HALF, DT_BFLOAT16):
+            assert has_cpu_kernel(op, (("T", dtype),)), (op, dtype)
+    asked = []
+    monkeypatch.setattr(rules, "has_cpu_kernel", lambda op, dtypes: asked.append(op) or op != "MaxPool3D")
+    assert rules.why_between_casts("MaxPool", False, (("T", DT_HALF),)).endswith("than its float16 one")
+    assert rules.why_between_casts("MaxPool3D", False, (("T", DT_HALF),)) == "no CPU kernel for MaxPool3D in float16"
+    assert asked == ["MaxPool3D"]

@@ -85,11 +85,23 @@ def why_between_casts(op_type, cube, attr_dtypes):
     if cube:
         return "cube op"
     reduced = next((d for _, d in attr_dtypes if d in REDUCED_DTYPES), None)
+    if op_type in SLOW_REDUCED_ON_CPU and op_type not in _SLOW_KERNELS_UNSURE and reduced is not None:
+        return _slow_reason(op_type, reduced)
     if not has_cpu_kernel(op_type, attr_dtypes):
         return f"no CPU kernel for {op_type} in {dtype_name(reduced) if reduced else 'these dtypes'}"
     if op_type in SLOW_REDUCED_ON_CPU:
-        return f"TensorFlow's float32 kernel for {op_type} is far faster on CPU than its {dtype_name(reduced)} one"
+        return _slow_reason(op_type, reduced)
     return None
+
+
+# The other slow ops have float16 and bfloat16 CPU kernels in every supported TensorFlow (tested), so their reason
+# needs no kernel-registry query, which scans the whole registry (about 1 ms per op type, a few percent of a small
+# network's first step). These have no float16 CPU kernel: the registry is asked, for the reason's sake.
+_SLOW_KERNELS_UNSURE = frozenset({"MaxPool3D", "MaxPool3DGrad", "AvgPool3D", "AvgPool3DGrad"})
+
+
+def _slow_reason(op_type, reduced):
+    return f"TensorFlow's float32 kernel for {op_type} is far faster on CPU than its {dtype_name(reduced)} one"
 
 
 def _supports(facts, dtype):
