@@ -285,6 +285,32 @@ def test_the_inner_session_computes_constant_subgraphs_instead_of_folding_them(g
     assert options.global_jit_level == config_pb2.OptimizerOptions.OFF
 
 
+def test_a_function_call_with_a_functional_cond_runs_as_in_a_plain_session(graph):
+    """The inner session inlines function calls in its one grappler round, without the MLIR (TFG) pipeline that
+    sinks ops into functional If branches: a tf.function holding a cond, called in a v1 graph, gives plain
+    TensorFlow's values on both branches."""
+    x = tf.compat.v1.placeholder(tf.float32, [4, 4], name="x")
+    flag = tf.compat.v1.placeholder(tf.bool, [], name="flag")
+    w = tf.constant(np.linspace(-1.0, 1.0, 16, dtype=np.float32).reshape(4, 4))
+
+    @tf.function
+    def block(a, take_relu):
+        h = tf.matmul(a, w)
+        return tf.cond(take_relu, lambda: tf.nn.relu(h) * 3.0, lambda: h - 1.0)
+
+    y = block(x, flag)
+    values = np.random.default_rng(8).standard_normal((4, 4)).astype(np.float32)
+    results = []
+    for config in (None, npu_config()):
+        with tf.compat.v1.Session(config=config) as sess:
+            results.append([sess.run(y, {x: values, flag: branch}) for branch in (True, False)])
+            if config is not None:
+                assert sess._npu_emulation.program is not None
+    for plain, emulated in zip(*results):
+        np.testing.assert_array_equal(emulated, plain)
+    assert not np.array_equal(results[0][0], results[0][1])
+
+
 def _records(report):
     return {r.name: r for r in report.records}
 
