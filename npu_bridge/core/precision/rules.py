@@ -95,8 +95,8 @@ def why_between_casts(op_type, cube, attr_dtypes):
 
 
 # The other slow ops have float16 and bfloat16 CPU kernels in every supported TensorFlow (tested), so their reason
-# needs no kernel-registry query, which scans the whole registry (about 1 ms per op type, a few percent of a small
-# network's first step). These have no float16 CPU kernel: the registry is asked, for the reason's sake.
+# needs no kernel-registry query, which scans the whole registry (about 0.7 ms per op type, a few percent of a
+# small network's first step). These have no float16 CPU kernel: the registry is asked, for the reason's sake.
 _SLOW_KERNELS_UNSURE = frozenset({"MaxPool3D", "MaxPool3DGrad", "AvgPool3D", "AvgPool3DGrad"})
 
 
