@@ -60,14 +60,14 @@ def _child(model, config):
         sess.run([built.train_op, built.loss], built.feeds)
         seconds = time.perf_counter() - start
         perf("disable")
-    print(f"@@FIRST {seconds:.4f}", flush=True)
+    print(f"@@FIRST {seconds:.4f} {tf.__version__}", flush=True)
 
 
 def _median_run(profiles):
     """(median wall time, {frame: median share}) over rounds: one sampled first step moves by several percent."""
-    keys = {key for _, shares in profiles for key in shares}
-    return (statistics.median(seconds for seconds, _ in profiles),
-            {key: statistics.median(shares.get(key, 0.0) for _, shares in profiles) for key in keys})
+    keys = {key for _, shares, _ in profiles for key in shares}
+    return (statistics.median(seconds for seconds, _, _ in profiles),
+            {key: statistics.median(shares.get(key, 0.0) for _, shares, _ in profiles) for key in keys})
 
 
 def _profile(model, config, prefix):
@@ -90,7 +90,8 @@ def _profile(model, config, prefix):
                                 capture_output=True, text=True, check=True).stdout
     shares[PYTHON] = sum(float(line.split()[0].rstrip("%")) for line in by_library.splitlines()
                          if "libpython" in line)
-    return float(marks[0].split()[1]), shares
+    _, seconds, version = marks[0].split()
+    return float(seconds), shares, version
 
 
 def _shares(report):
@@ -106,12 +107,6 @@ def _shares(report):
             if key in line and share > shares.get(key, 0.0):
                 shares[key] = share
     return shares
-
-
-def _tf_version():
-    run = subprocess.run([sys.executable, "-c", "import tensorflow as tf; print(tf.__version__)"],
-                         capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
-    return run.stdout.strip() or "unknown"
 
 
 def main(argv=None):
@@ -135,10 +130,11 @@ def main(argv=None):
             for config in configs:
                 runs[config].append(_profile(args.model, config, os.path.join(folder, f"{round_}-{config}")))
     results = {config: _median_run(profiles) for config, profiles in runs.items()}
+    version = runs["plain_fp32"][0][2]
     lines = [f"# perf profile of one first step: {args.model} (part f's full size)", "",
              "Inclusive share of the first step's samples (perf record -F 5000 --call-graph=fp, sampling on only "
              "around session creation + initializer run + first training run), each a median of "
-             f"{args.rounds} fresh processes, configurations in alternation; TensorFlow {_tf_version()}, "
+             f"{args.rounds} fresh processes, configurations in alternation; TensorFlow {version}, "
              f"npu_bridge commit {git_commit()}; command `python -m benchmarks.perf_first_step "
              f"{' '.join(sys.argv[1:])}`.", "",
              "| frame | what | " + " | ".join(configs) + " |",
