@@ -20,7 +20,8 @@ import sys
 import tempfile
 import time
 
-from benchmarks.run import SETTINGS, git_commit
+from benchmarks.configs import CONFIGS
+from benchmarks.run import SETTINGS, at_least, git_commit
 
 # Frames whose inclusive share answers "where does the first step go", by substring of the symbol.
 FRAMES = (
@@ -113,11 +114,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.perf_first_step", description=__doc__.splitlines()[0])
     parser.add_argument("model", choices=sorted(SETTINGS["full"]["first_models"]))
     parser.add_argument("configs", nargs="*", default=["npu_mixed_float16"],
-                        help="configurations after plain_fp32 (default: npu_mixed_float16)")
-    parser.add_argument("--rounds", type=int, default=3, help="profiles per configuration, medians reported")
+                        metavar="CONFIG", help="configurations after plain_fp32 (default: npu_mixed_float16; one of "
+                                               f"{', '.join(sorted(CONFIGS))})")
+    parser.add_argument("--rounds", type=at_least(1), default=3, help="profiles per configuration, medians reported")
     parser.add_argument("--out", help="also write the report to this file")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    unknown = [config for config in args.configs if config not in CONFIGS]
+    if unknown:     # not argparse's choices: with nargs="*" it also checks the default list as one value
+        parser.error(f"unknown configuration {', '.join(unknown)} (choose from {', '.join(sorted(CONFIGS))})")
     if args.child:
         _child(args.model, args.configs[0])
         return 0

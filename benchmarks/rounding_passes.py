@@ -19,10 +19,15 @@ import time
 
 import numpy as np
 
-from benchmarks.run import git_commit
+from benchmarks.run import at_least, git_commit
 from benchmarks.runner import REPO_ROOT
 
 FLOAT16_MAX = 65504.0
+
+
+_EDGES = np.array([65504.0, 65519.0, 65520.0, 65536.0, 1e6, -65504.0, -65520.0, -1e38, np.nan, np.inf, -np.inf,
+                   6e-8, -6e-8, 2.9e-8, 0.0, -0.0], np.float32)
+_EDGE_COUNT = _EDGES.size
 
 
 def _edge_values(n, seed=0):
@@ -30,9 +35,7 @@ def _edge_values(n, seed=0):
     differ or NaN/inf propagate."""
     rng = np.random.default_rng(seed)
     values = (rng.standard_normal(n) * rng.choice([1e-6, 1.0, 1e3, 1e5], n)).astype(np.float32)
-    edges = np.array([65504.0, 65519.0, 65520.0, 65536.0, 1e6, -65504.0, -65520.0, -1e38, np.nan, np.inf, -np.inf,
-                      6e-8, -6e-8, 2.9e-8, 0.0, -0.0], np.float32)
-    values[:edges.size] = edges
+    values[:_EDGE_COUNT] = _EDGES
     return values
 
 
@@ -127,8 +130,9 @@ def render(version, rows, elements, runs):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.rounding_passes", description=__doc__.splitlines()[0])
-    parser.add_argument("--elements", type=int, default=1 << 20)
-    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--elements", type=at_least(_EDGE_COUNT), default=1 << 20,
+                        help=f"float32 elements per kernel (at least {_EDGE_COUNT}, the edge values)")
+    parser.add_argument("--runs", type=at_least(1), default=200, help="timed runs per kernel, median kept")
     parser.add_argument("--out", help="file to write (default benchmarks/results/rounding-passes-tf<version>.md)")
     args = parser.parse_args(argv)
     version, rows = measure(args.elements, args.runs)

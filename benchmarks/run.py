@@ -400,6 +400,17 @@ def bench_overhead(settings, results):
         results["overhead"]["plain_without_npu_bridge_samples_us"] = measured[False]["plain_samples_us"]
 
 
+def at_least(low):
+    """An argparse type: an integer no smaller than `low`, refused with argparse's usage message otherwise."""
+    def parse(text):
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{text} is below {low}")
+        return value
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small graphs and models: < 3 minutes on 2 cores")
