@@ -156,8 +156,10 @@ def _prepare_tensorflow():
     from tensorflow.python.util import deprecation
 
     import npu_bridge
+    from npu_bridge import tf1compat
 
     npu_bridge.activate()
+    tf1compat.install()
     # disable_v2_behavior logs disable_resource_variables' deprecation: noise about our call, not the user's code.
     with deprecation.silence():
         tensorflow.compat.v1.disable_v2_behavior()

@@ -1,0 +1,64 @@
+"""TF 1.15 compatibility: the modules TF 1.15 scripts import that TensorFlow 2.x removed or moved.
+
+Ported Ascend scripts are TF 1.15 code: `tf.contrib`, `tensorflow.contrib.slim`, Keras 2 module paths, and more.
+This room makes those names importable again, each resolved to TF 1.15's API built from what TensorFlow 2.x still
+has (or written here where it has nothing). It knows nothing of precision: what it builds are ordinary TF ops, which
+the precision pass treats like any others.
+
+The launcher (npu-run) calls install(); tests and other launchers may call it too. It adds one import finder that
+answers only for the aliased module names, and imports nothing until a script asks for one of them, so it costs
+nothing when unused.
+"""
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+# The module name a TF 1.15 script imports -> the module that provides it here. A key covers its submodules too:
+# `tensorflow.contrib.layers` resolves to `npu_bridge.tf1compat.contrib.layers`.
+ALIASES = {
+    "tensorflow.contrib": "npu_bridge.tf1compat.contrib",
+}
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads an aliased name as the module it stands for: one module object under both names, so state (a
+    collection, a registered arg_scope) is shared whichever spelling imported it."""
+
+    def __init__(self, target):
+        self._target = target
+
+    def create_module(self, spec):
+        return importlib.import_module(self._target)
+
+    def exec_module(self, module):
+        """Nothing to run: create_module returned the target module, already executed."""
+
+
+class AliasFinder(importlib.abc.MetaPathFinder):
+    """Finds the modules named in `aliases` (and their submodules); every other name is left to the usual finders."""
+
+    def __init__(self, aliases):
+        self._aliases = aliases
+
+    def target(self, fullname):
+        """The module providing `fullname`, or None when no alias covers it."""
+        for prefix, target in self._aliases.items():
+            if fullname == prefix or fullname.startswith(prefix + "."):
+                return target + fullname[len(prefix):]
+        return None
+
+    def find_spec(self, fullname, path=None, target=None):
+        module_name = self.target(fullname)
+        if module_name is None or importlib.util.find_spec(module_name) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(module_name))
+
+
+_FINDER = AliasFinder(ALIASES)
+
+
+def install():
+    """Make TF 1.15's module names importable in this process (idempotent)."""
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
