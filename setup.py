@@ -26,7 +26,13 @@ setup(
         "protobuf",
         "ml_dtypes",
     ],
-    extras_require={"test": ["pytest", "hypothesis"], "bench": ["matplotlib"], "debug": ["matplotlib"]},
+    extras_require={
+        "test": ["pytest", "hypothesis"], "bench": ["matplotlib"], "debug": ["matplotlib"],
+        # TensorFlow 2.15 (the last release with tf.estimator) in one command: `pip install ".[tf215]"`. Installing
+        # tensorflow-cpu first does not help: it does not provide the `tensorflow` distribution named above, so pip
+        # would pull the newest TensorFlow on top of it.
+        "tf215": ["tensorflow==2.15.*", "tf_keras==2.15.*"],
+    },
     entry_points={
         "console_scripts": [
             "npu-run=npu_run:main",

@@ -88,17 +88,21 @@ def run_steps(emulation, observers, plan, args, run_options, run_metadata):
     results = []
     count = len(plan.fetch_names)
     feeds = dict(zip(plan.feed_names, args))
+    # A tensor the plan fetches already is not fetched a second time: a distributed (gRPC) session cannot answer
+    # a call naming one tensor twice. Observers get its value from the plan's own fetch, as fetched (not widened).
+    own = {name: i for i, name in enumerate(plan.fetch_names)}
     for _ in range(plan.repeats):
         step = emulation.next_step(plan)
-        extra = []
+        requested = {}       # inner name -> None, in the order observers name them, once each
         for observer in observers:
             for name in observer.before_step(emulation, plan, step) or ():
-                if name not in extra:
-                    extra.append(name)
-        call = plan.callable_for(run_options, tuple(extra))
+                requested.setdefault(name)
+        extra = tuple(name for name in requested if name not in own)
+        call = plan.callable_for(run_options, extra)
         values = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
+        positions = {**own, **{name: count + i for i, name in enumerate(extra)}}
         results = plan.user_values(values[:count])
-        record = StepRecord(emulation, plan, step, feeds, results, dict(zip(extra, values[count:])))
+        record = StepRecord(emulation, plan, step, feeds, results, {name: values[positions[name]] for name in requested})
         for observer in observers:
             observer.after_step(record)
     return results
