@@ -5,10 +5,9 @@ to float16, which overflow on the NPU as Cast tasks: tensors.plan_ops) and appli
 (npu_bridge.debug.overflow) in execution order (a topological order of the inner graph, see tensors.py). A step
 with overflows gets, in its dump folder (the data dump's layout):
 - a dump file (inputs and outputs) of each overflowing op, as the NPU writes them;
-- `Opdebug.Node_OpDebug.{task_id}.{timestamp}`: a DumpData whose one uint8 output holds the JSON msaccucmp prints
-  for a converted Opdebug file ({"AI Core": {"status", "task_id", ...}, "DHA Atomic Add": ..., "L2 Atomic Add":
-  ...}); the NPU's binary status layout is not reproduced. Status 0x20 (floating-point overflow) names the
-  first overflowing op's task;
+- `Opdebug.Node_OpDebug.{task_id}.{timestamp}`: a dump file whose one uint8 output is the NPU's 2048-byte status
+  payload (npu_bridge.debug.opdebug), the AI Core status 0x20 (floating-point overflow) naming the first
+  overflowing op's task, as the hardware reports it;
 - `overflow_summary.json`: every overflowing op in order, with its types, dtypes and the user's source line;
 and one warning line naming the first overflowing op, its type, dtype and the line of user code that created it.
 dump_debug_mode aicore_overflow, atomic_overflow and all apply the same rule: the emulator has no atomic units.
@@ -19,14 +18,13 @@ import os
 import numpy as np
 from tensorflow.python.platform import tf_logging
 
-from npu_bridge.debug import dumpdata, layout
+from npu_bridge.debug import dumpdata, layout, opdebug
 from npu_bridge.debug.dump import DUMP_VERSION, StepTensors, fetch_names, step_values, write_op
 from npu_bridge.debug.overflow import abnormal, overflowed
 from npu_bridge.debug.stepgraph import source_line
 from npu_bridge.runtime.observers import RunObserver
 
 SUMMARY_FILE = "overflow_summary.json"
-AICORE_FLOAT_OVERFLOW = 0x20
 
 
 def find_overflows(ops, values):
@@ -79,15 +77,8 @@ class OverflowDetector(RunObserver):
 
 
 def write_opdebug(folder, model_id, task_id):
-    """The Opdebug record of a step with an overflow (see the module docstring for what it holds)."""
-    status = {"model_id": model_id, "stream_id": 0, "task_id": task_id, "task_type": 0, "pc_start": "0x0",
-              "para_base": "0x0", "status": AICORE_FLOAT_OVERFLOW}
-    clear = {"model_id": model_id, "stream_id": 0, "task_id": 0, "task_type": 0, "status": 0}
-    body = json.dumps({"AI Core": status, "DHA Atomic Add": clear, "L2 Atomic Add": clear}, indent=1)
+    """The Opdebug record of a step whose first overflowing op is `task_id` (see the module docstring)."""
     timestamp = layout.timestamp_us()
     message = dumpdata.DumpData(version=DUMP_VERSION, dump_time=timestamp, op_name="Node_OpDebug")
-    dumpdata.fill(message.output.add(), np.frombuffer(body.encode(), np.uint8))
-    path = os.path.join(folder, f"Opdebug.Node_OpDebug.{task_id}.{timestamp}")
-    with open(path, "wb") as f:
-        f.write(message.SerializeToString())
-    return path
+    dumpdata.fill(message.output.add(), np.frombuffer(opdebug.encode(model_id, task_id), np.uint8))
+    return dumpdata.write(os.path.join(folder, f"Opdebug.Node_OpDebug.{task_id}.{timestamp}"), message)

@@ -54,7 +54,8 @@ def step_values(record):
 
 
 def write_op(folder, op, values, timestamp, inputs=True, outputs=True):
-    """One DumpData file for `op` from the step's `values` (inner name -> array); returns its path."""
+    """One dump file (the NPU's layout, dumpdata.write) for `op` from the step's `values` (inner name -> array);
+    returns its path."""
     message = dumpdata.DumpData(version=DUMP_VERSION, dump_time=timestamp, op_name=op.name)
     for tensor in op.inputs if inputs else ():
         dumpdata.fill(message.input.add(), values[tensor.inner], tensor.data_format)
@@ -64,10 +65,8 @@ def write_op(folder, op, values, timestamp, inputs=True, outputs=True):
         output.original_op.output_index = tensor.index
         output.original_op.data_type = output.data_type
         output.original_op.format = output.format
-    path = os.path.join(folder, layout.file_name(op.file_type, op.name, op.task_id, timestamp))
-    with open(path, "wb") as f:
-        f.write(message.SerializeToString())
-    return path
+    return dumpdata.write(os.path.join(folder, layout.file_name(op.file_type, op.name, op.task_id, timestamp)),
+                          message)
 
 
 def stats_row(op, kind, tensor, array, timestamp):
