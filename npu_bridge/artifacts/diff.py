@@ -7,8 +7,9 @@ It fails (exit 1) when a decision changed: the mode, soc, reduced dtype or overf
 it), an op's list, decision or float32-between-casts emulation, an op with float work or a graph present on one
 side only, or a loss curve that moved beyond the tolerance at some step (|new - base| > atol + rtol * |base|),
 lost steps, or went missing. Reasons, origins and casts that changed alone, and shape-only ops on one side (which
-TensorFlow versions build differently), are printed as notes: they explain a change, they are not one. Nothing
-here imports TensorFlow.
+TensorFlow versions build differently), are printed as notes: they explain a change, they are not one. Input
+of the wrong shape (schema.py) is an ArtifactError naming the file and the field: exit 2, never a verdict.
+Nothing here imports TensorFlow.
 
 Default tolerance (rtol 1e-2, atol 1e-5): a run on another CPU or TensorFlow version may sum float32 in another
 order; where the NPU rounds to float16 that can move a value by one float16 step (2^-11 relative, about 5e-4),
@@ -21,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
+from npu_bridge.artifacts import schema
+from npu_bridge.artifacts.schema import DECISION_FIELDS
 from npu_bridge.artifacts.writer import RUN_FILE
 
 DEFAULT_RTOL = 1e-2
 DEFAULT_ATOL = 1e-5
-DECISION_FIELDS = ("list", "decision", "emulated")
 NOTE_FIELDS = ("reason", "origin", "casts")
 
 
@@ -56,34 +58,50 @@ class GraphDiff:
 
 
 def load(path):
-    """{graph name: GraphArtifacts} of a folder, run.json or report JSON; ArtifactError naming the file."""
+    """{graph name: GraphArtifacts} of a folder, run.json or report JSON; ArtifactError naming the file and field."""
     path = Path(path)
     if path.is_dir():
         run = path / RUN_FILE
-        if run.is_file():
+        if run.exists():
             return _load_run(run)
         reports = sorted(path.glob("graph-*.report.json"))
         if not reports:
             raise ArtifactError(f"'{path}' holds neither {RUN_FILE} nor graph-*.report.json files: not a "
                                 "--report-dir folder")
-        return {p.name.split(".")[0]: GraphArtifacts(_read_json(p), {}) for p in reports}
+        return {p.name.split(".")[0]: GraphArtifacts(_read_report(p), {}) for p in reports}
     content = _read_json(path)
     if isinstance(content, dict) and "graphs" in content:
         return _load_run(path, content)
     if isinstance(content, dict) and "records" in content:
+        _checked(path, schema.check_report, content)
         return {path.name.split(".")[0]: GraphArtifacts(content, {})}
     raise ArtifactError(f"'{path}' is neither a run record ({RUN_FILE}) nor a per-op report JSON")
 
 
 def _load_run(path, content=None):
     content = _read_json(path) if content is None else content
+    if not isinstance(content, dict):
+        raise ArtifactError(f"'{path}' holds {schema.describe(content)}, expected a run record (an object)")
     graphs = {}
-    for name, entry in content.get("graphs", {}).items():
-        report_path = path.parent / entry.get("report", "")
-        report = _read_json(report_path) if report_path.is_file() else None
-        graphs[name] = GraphArtifacts(report, entry.get("curves", {}), entry.get("summary", ""),
-                                      entry.get("options"))
+    for name, entry in _checked(path, schema.check_run, content).items():
+        report = _read_report(path.parent / entry["report"]) if entry.get("report") else None
+        graphs[name] = GraphArtifacts(report, entry["curves"], entry.get("summary", ""), entry.get("options"))
     return graphs
+
+
+def _read_report(path):
+    content = _read_json(path)
+    if not isinstance(content, dict):
+        raise ArtifactError(f"'{path}' holds {schema.describe(content)}, expected a per-op report (an object)")
+    _checked(path, schema.check_report, content)
+    return content
+
+
+def _checked(path, check, content):
+    try:
+        return check(content)
+    except schema.SchemaError as err:
+        raise ArtifactError(f"'{path}' {err}" if str(err).startswith("has ") else f"'{path}': {err}") from None
 
 
 def _read_json(path):
@@ -91,7 +109,7 @@ def _read_json(path):
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as err:
         raise ArtifactError(f"cannot read '{path}': {err.strerror or err}") from None
-    except json.JSONDecodeError as err:
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ArtifactError(f"'{path}' is not valid JSON: {err}") from None
 
 
