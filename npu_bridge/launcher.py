@@ -37,7 +37,7 @@ import sys
 import sysconfig
 import types
 
-from npu_bridge.settings import REPORT_DIR_ENV, STRICT_ENV
+from npu_bridge.settings import REPORT_DIR_ENV, STRICT_ENV, prepare_report_dir
 
 PROG = "npu-run"
 ENVIRONMENT_HELP = f"""\
@@ -261,6 +261,10 @@ def main(argv=None):
         print(f"{PROG}: can't open file {args.script!r}: [Errno 2] No such file or directory", file=sys.stderr)
         return 2
     if args.report_dir:
+        problem = prepare_report_dir(os.path.abspath(args.report_dir))
+        if problem:
+            print(f"{PROG}: --report-dir: {problem}", file=sys.stderr)
+            return 2
         os.environ[REPORT_DIR_ENV] = os.path.abspath(args.report_dir)
     if args.strict:
         os.environ[STRICT_ENV] = "1"

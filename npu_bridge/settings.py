@@ -18,7 +18,7 @@ from npu_bridge.core.errors import STRICT_ENV, NpuConfigWarning
 REPORT_DIR_ENV = "NPU_BRIDGE_REPORT_DIR"
 WARNING_CATEGORY_NAMES = ("npu_bridge.NpuConfigWarning", "npu_bridge.core.errors.NpuConfigWarning")
 
-__all__ = ["REPORT_DIR_ENV", "STRICT_ENV", "apply_environment"]
+__all__ = ["REPORT_DIR_ENV", "STRICT_ENV", "apply_environment", "prepare_report_dir"]
 
 
 def apply_environment():
@@ -29,6 +29,23 @@ def apply_environment():
         from npu_bridge import artifacts
 
         artifacts.start(report_dir)
+
+
+def prepare_report_dir(path):
+    """Create the artifact folder `path` if needed; None when it is a writable folder, else why not (a sentence).
+
+    The launcher asks before the script runs, so a report directory that is a file or sits on a read-only mount is
+    a one-line error rather than a traceback when the first session starts (or when the run record is written).
+    """
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        return f"'{path}' exists and is not a folder"
+    except OSError as err:
+        return f"cannot create the folder '{path}': {err.strerror or err}"
+    if not os.access(path, os.W_OK):
+        return f"the folder '{path}' is not writable"
+    return None
 
 
 def apply_warning_options(options):

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.runtime.observers import RunObserver
+from npu_bridge.settings import REPORT_DIR_ENV, prepare_report_dir
 
 RUN_FILE = "run.json"
 RUN_FORMAT = "npu_bridge-run/1"
@@ -33,14 +35,19 @@ class ArtifactWriter(RunObserver):
 
     def __init__(self, folder):
         self.folder = Path(folder).absolute()     # the script may change directory
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for stale in [*self.folder.glob("graph-*.report.json"), self.folder / RUN_FILE]:
-            stale.unlink(missing_ok=True)
+        problem = prepare_report_dir(self.folder)
+        try:
+            for stale in [*self.folder.glob("graph-*.report.json"), self.folder / RUN_FILE]:
+                stale.unlink(missing_ok=True)
+        except OSError as err:
+            problem = problem or f"cannot replace the earlier run's '{err.filename}': {err.strerror or err}"
+        if problem:
+            raise NpuConfigError(f"report directory ({REPORT_DIR_ENV} / npu-run --report-dir): {problem}")
         self._lock = threading.Lock()
         self._entries = []                              # one dict per emulated session, in order (run_record)
         self._by_session = weakref.WeakKeyDictionary()  # EmulatedSession -> its entry, without keeping it alive
         # Written when the interpreter ends normally (as after npu-run's script, whatever its exit code).
-        atexit.register(self.write_run_record)
+        atexit.register(self._write_at_exit)
 
     def program_ready(self, emulation, program):
         report = program.result.report
@@ -80,9 +87,17 @@ class ArtifactWriter(RunObserver):
     def write_run_record(self):
         (self.folder / RUN_FILE).write_text(json.dumps(self.run_record(), indent=1), encoding="utf-8")
 
+    def _write_at_exit(self):
+        """The run record at interpreter exit: a failure there is one line on stderr, not an atexit traceback."""
+        try:
+            self.write_run_record()
+        except OSError as err:
+            print(f"npu_bridge: cannot write the run record '{self.folder / RUN_FILE}': {err.strerror or err}",
+                  file=sys.stderr)
+
     def close(self):
         """Write the run record now rather than at exit (for callers that stop observing before the end)."""
-        atexit.unregister(self.write_run_record)
+        atexit.unregister(self._write_at_exit)
         self.write_run_record()
 
 

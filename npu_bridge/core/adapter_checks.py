@@ -5,7 +5,7 @@ never trains on the NPU; the emulator refuses them too, with the adapter's messa
 (research notes §1.2) and a sentence saying what is expected. Keys absent from the parameter_map are never
 checked: the adapter reads a key only when it is present.
 """
-from npu_bridge.core.errors import NpuConfigError
+from npu_bridge.core.errors import NpuConfigError, shown
 
 # CheckValueAllowed: the adapter's "option <name> value '<v>' is invalid, it should be one of the list:[...]".
 _ALLOWED = {
@@ -50,11 +50,11 @@ def check_adapter_values(values, warn):
     for key, allowed in _ALLOWED.items():
         if key in values and values[key] not in allowed:
             listed = ", ".join(f"'{value}'" for value in allowed)
-            raise NpuConfigError(f"NpuOptimizer: option {key} value '{values[key]}' is invalid, it should be one "
-                                 f"of the list:[{listed}]")
+            raise NpuConfigError(f"NpuOptimizer: option {key} value '{shown(values[key])}' is invalid, it should "
+                                 f"be one of the list:[{listed}]")
     for key, (allowed, message) in _ONE_OF.items():
         if key in values and values[key] not in allowed:
-            raise NpuConfigError(f"NpuOptimizer: {message} (got {values[key]!r})")
+            raise NpuConfigError(f"NpuOptimizer: {message} (got {shown(repr(values[key]))})")
     _check_aoe_mode(values, warn)
     if values.get("dynamic_input") and values.get("dynamic_graph_execute_mode", "dynamic_execute") not in (
             "lazy_recompile", "dynamic_execute"):

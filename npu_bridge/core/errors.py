@@ -28,6 +28,16 @@ def did_you_mean(names):
     return f" Did you mean {listed}?"
 
 
+MAX_SHOWN_VALUE = 120
+
+
+def shown(value, limit=MAX_SHOWN_VALUE):
+    """`value` as a message shows it: whole when short, else its start and its length (a 1 MB option value pasted
+    by mistake must not become a 1 MB error)."""
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def strict_mode():
     """Whether configuration warnings are errors: NPU_BRIDGE_STRICT set to anything but "" or "0" (npu-run
     --strict and npu-report --strict set it). Read at each warning, so it holds whenever it was set."""

@@ -238,6 +238,10 @@ class PrecisionLists:
                 config_warning(f"modify_mixlist [{self.mixlist_path}]: The remove list for op_type [{op_type}] "
                                f"does not match the precision_reduce [{builtin.value}]: "
                                f"{list_name.value}-list.to-remove has no effect.")
+        for list_name in (ListName.BLACK, ListName.WHITE):
+            if f"{list_name.value}-list.to-add" in combo and origin is None and builtin is list_name:
+                config_warning(f"modify_mixlist [{self.mixlist_path}]: {list_name.value}-list.to-add of '{op_type}' "
+                               f"has no effect: it is already {list_name.value} ({self._builtin_origin(op_type)}).")
         if "black-list.to-add" in combo:
             current, origin = ListName.BLACK, "black-list.to-add"
         elif "white-list.to-add" in combo:

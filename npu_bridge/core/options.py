@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 import tensorflow as tf
 
 from npu_bridge.core.adapter_checks import READ_ONLY_THROUGH_FIELD, TYPE_CHECKED, check_adapter_values, type_error
-from npu_bridge.core.errors import STRICT_ENV, NpuConfigError, NpuConfigWarning, did_you_mean, strict_mode
+from npu_bridge.core.errors import (
+    MAX_SHOWN_VALUE, STRICT_ENV, NpuConfigError, NpuConfigWarning, did_you_mean, shown, strict_mode)
 from npu_bridge.core.soc import KEEP_ORIGIN_BY_DEFAULT, selected_soc, soc_info
 
 OPTIMIZER_NAME = "NpuOptimizer"
@@ -286,6 +287,8 @@ def _allowed_list_error(key, value, allowed):
                                else ("precision_mode", PRECISION_MODE_VALUES))
     if value in other_values:
         hint = f" '{value}' is a {other_key} value: set it through parameter_map['{other_key}'] instead."
+    elif len(value) > MAX_SHOWN_VALUE:
+        hint = ""
     elif value.strip() != value or not value.isprintable():
         hint = f" The value holds whitespace or invisible characters: {value!r}."
     else:
@@ -293,7 +296,7 @@ def _allowed_list_error(key, value, allowed):
         nearest = [name for name in difflib.get_close_matches(value.lower(), allowed, n=3, cutoff=0.75)
                    if ("bf" in name) == ("bf" in value.lower())]
         hint = did_you_mean(nearest)
-    return NpuConfigError(f"NpuOptimizer: option {key} value '{value}' is invalid, it should be one of the "
+    return NpuConfigError(f"NpuOptimizer: option {key} value '{shown(value)}' is invalid, it should be one of the "
                           f"list:[{listed}]{hint}")
 
 
@@ -354,7 +357,7 @@ _DUMP_STEP_PATTERN = re.compile(r"(\d+-\d+\||\d+\|)+")
 def _parse_dump_step(text):
     """'0|5|10-20' -> ((0, 0), (5, 5), (10, 20)), with the adapter's checks and messages."""
     if not _DUMP_STEP_PATTERN.fullmatch(text + "|"):
-        raise NpuConfigError(f"NpuOptimizer: dump_step '{text}': dump_step string style is error, correct "
+        raise NpuConfigError(f"NpuOptimizer: dump_step '{shown(text)}': dump_step string style is error, correct "
                              "example:'0|5|10|50-100'")
     groups = text.split("|")
     if len(groups) > 100:

@@ -11,6 +11,7 @@ import weakref
 
 import numpy as np
 
+from npu_bridge.core.options import config_warning
 from npu_bridge.debug import dumpdata, layout
 from npu_bridge.debug.tensors import plan_ops
 from npu_bridge.runtime.observers import RunObserver
@@ -29,10 +30,14 @@ class StepTensors:
         self.layers = layers
         self.casts = casts
         self._ops = weakref.WeakKeyDictionary()
+        self._layers_checked = False
 
     def ops(self, emulation, plan):
         ops = self._ops.get(plan)
         if ops is None:
+            if self.layers and not self._layers_checked:
+                self._layers_checked = True
+                warn_unknown_layers(emulation, self.layers)
             ops = self._ops[plan] = plan_ops(emulation, plan, self.layers, self.casts)
         return ops
 
@@ -121,10 +126,45 @@ class DumpWriter(RunObserver):
             return
         ops = self.tensors.ops(record.emulation, record.plan)
         values = step_values(record)
-        folder = self.models.step_dir(record.plan.signature, record.step)
-        if self.options.dump_data == "stats":
-            write_stats(folder, ops, values, layout.timestamp_us(), self.inputs, self.outputs)
-            return
-        for op in ops:
-            if (self.inputs and op.inputs) or (self.outputs and op.outputs):
-                write_op(folder, op, values, layout.timestamp_us(), self.inputs, self.outputs)
+        folder = None
+        try:
+            folder = self.models.step_dir(record.plan.signature, record.step)
+            if self.options.dump_data == "stats":
+                write_stats(folder, ops, values, layout.timestamp_us(), self.inputs, self.outputs)
+                return
+            for op in ops:
+                if (self.inputs and op.inputs) or (self.outputs and op.outputs):
+                    write_op(folder, op, values, layout.timestamp_us(), self.inputs, self.outputs)
+        except OSError as err:
+            raise DumpWriteError(err, folder, self.options.dump_path, record.step) from None
+
+
+class DumpWriteError(OSError):
+    """A dump file could not be written (a full disk, a quota): names the file or folder, the step and dump_path."""
+
+    def __init__(self, error, folder, dump_path, step):
+        where = error.filename or folder or dump_path
+        super().__init__(error.errno, f"enable_dump: cannot write the dump of step {step} to '{where}' "
+                                      f"(dump_path '{dump_path}'): {error.strerror or error}", where)
+
+    def __str__(self):
+        return self.strerror
+
+
+def warn_unknown_layers(emulation, layers):
+    """dump_layer names the graph does not have dump nothing, on the NPU silently: say so once per session."""
+    graph = emulation.graph
+    missing = [name for name in layers if not _has_op(graph, name)]
+    if missing:
+        config_warning(f"dump_layer names {', '.join(repr(name) for name in missing[:5])}"
+                       f"{f' and {len(missing) - 5} more' if len(missing) > 5 else ''}, which the graph does not "
+                       "have: nothing is dumped for them (the real adapter dumps nothing, silently). dump_layer takes "
+                       "op names as the graph has them, separated by spaces.")
+
+
+def _has_op(graph, name):
+    try:
+        graph.get_operation_by_name(name)
+    except (KeyError, ValueError):
+        return False
+    return True

@@ -212,13 +212,27 @@ def _plain_ir_type(op_type):
 
 
 def _unmatched_names(ctx):
-    """customize_dtypes lines naming a node the graph does not have: they pin nothing (silently, on the NPU)."""
+    """customize_dtypes lines naming a node the graph does not have: they pin nothing (silently, on the NPU).
+
+    The first _MAX_UNMATCHED_WARNINGS each get a warning, the rest one summary: a file written for another model
+    can name hundreds of thousands of nodes.
+    """
     if ctx.customize is None:
         return []
-    return [f"customize_dtypes [{ctx.customize.path}] line {rule.line}: the graph has no op named '{name}', so the "
-            "line pins nothing (the real adapter ignores it silently; check the name against the graph, e.g. "
-            "tf.get_default_graph().get_operations())"
-            for name, rule in ctx.customize.by_name.items() if name not in ctx.graph.nodes]
+    path = ctx.customize.path
+    unmatched = [(name, rule) for name, rule in ctx.customize.by_name.items() if name not in ctx.graph.nodes]
+    warnings = [f"customize_dtypes [{path}] line {rule.line}: the graph has no op named '{name}', so the line pins "
+                "nothing (the real adapter ignores it silently; check the name against the graph, e.g. "
+                "tf.get_default_graph().get_operations())" for name, rule in unmatched[:_MAX_UNMATCHED_WARNINGS]]
+    rest = unmatched[_MAX_UNMATCHED_WARNINGS:]
+    if rest:
+        first = ", ".join(f"line {rule.line} '{name}'" for name, rule in rest[:3])
+        warnings.append(f"customize_dtypes [{path}]: {len(rest)} more lines name ops the graph does not have and pin "
+                        f"nothing, as above: {first}{', ...' if len(rest) > 3 else ''}")
+    return warnings
+
+
+_MAX_UNMATCHED_WARNINGS = 20
 
 
 def _function_bodies(graph_def, builder, plans):
