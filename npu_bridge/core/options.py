@@ -10,7 +10,6 @@ The precision mode is resolved here, once, with the defaults of ASCEND_BEHAVIOUR
 package only looks at `NpuOptions.mode`.
 """
 import difflib
-import enum
 import json
 import os
 import re
@@ -22,21 +21,12 @@ from dataclasses import dataclass, field
 import tensorflow as tf
 
 from npu_bridge.core.adapter_checks import READ_ONLY_THROUGH_FIELD, TYPE_CHECKED, check_adapter_values, type_error
+from npu_bridge.core.contract import PrecisionMode
 from npu_bridge.core.errors import (
     MAX_SHOWN_VALUE, STRICT_ENV, NpuConfigError, NpuConfigWarning, did_you_mean, shown, strict_mode)
 from npu_bridge.core.soc import KEEP_ORIGIN_BY_DEFAULT, selected_soc, soc_info
 
 OPTIMIZER_NAME = "NpuOptimizer"
-
-
-class PrecisionMode(enum.Enum):
-    MIXED_FP16 = "mixed_fp16"
-    MIXED_BF16 = "mixed_bf16"
-    FORCE_FP16 = "force_fp16"
-    FORCE_FP32 = "force_fp32"
-    KEEP_ORIGIN = "keep_origin"
-    ALLOW_FP32_TO_FP16 = "allow_fp32_to_fp16"
-    ALLOW_FP32_TO_BF16 = "allow_fp32_to_bf16"
 
 
 # Allowed values in the adapter's own order (its error message lists them so).

@@ -12,8 +12,8 @@ import os
 
 import tensorflow as tf
 
+from npu_bridge.core.contract import VARIABLE_OPS
 FLOAT_DTYPES = frozenset({tf.float16, tf.bfloat16, tf.float32, tf.float64})
-VARIABLE_OPS = frozenset({"VariableV2", "Variable", "VarHandleOp", "TemporaryVariable"})
 _INPUT_OPS = frozenset({"Const", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault"})
 # Frames in these folders are not the user's code: TensorFlow's site-packages folder and npu_bridge itself.
 _LIBRARY_DIRS = (os.path.realpath(os.path.dirname(os.path.dirname(tf.__file__))) + os.sep,

@@ -27,11 +27,11 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.platform import tf_logging
 
+from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
 from npu_bridge.core.options import OVERRIDES_ENV
 from npu_bridge.debug.stepgraph import is_float
 from npu_bridge.runtime import state_transfer
 from npu_bridge.runtime.emulated import inner_config
-from npu_bridge.runtime.plans import ITERATIONS_ATTR
 
 RANGE_LIMITS = {"float16": float(np.finfo(np.float16).max), "bfloat16": 3.3895313892515355e38}
 
@@ -59,8 +59,8 @@ class Replay:
         self.graph_def.CopyFrom(recording.graph_def)
         for node in self.graph_def.node:
             # One replayed run is one step: the loop a script set with set_iteration_per_loop is unrolled here.
-            if ITERATIONS_ATTR in node.attr:
-                del node.attr[ITERATIONS_ATTR]
+            if ITERATIONS_PER_LOOP_ATTR in node.attr:
+                del node.attr[ITERATIONS_PER_LOOP_ATTR]
         self.count = 0
 
     def run(self, overrides=None, watch=()):

@@ -15,10 +15,8 @@ that updates it (reading it there races with the update, and fails before the va
 """
 from dataclasses import dataclass
 
-from npu_bridge.core.precision import saturation
+from npu_bridge.core.contract import CLAMP_OPS, SATURATION_SUFFIX, is_clamp, is_pass_node
 from npu_bridge.debug import dumpdata
-
-_PASS_SUFFIX = "-NpuBridge"
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ def plan_ops(emulation, plan, layers=(), casts=False):
     for op in inner_graph.get_operations():
         if op.name not in needed or (wanted and op.name not in wanted):
             continue
-        if op.name.endswith(_PASS_SUFFIX):
+        if is_pass_node(op.name):
             if casts and _narrowing_cast(op, user_graph, report):
                 ops.append(_cast_op(op, user_graph, len(ops)))
             continue
@@ -80,7 +78,7 @@ def plan_ops(emulation, plan, layers=(), casts=False):
                 outputs.append(DumpTensor(index, inner.name, _format(inner, data_format)))
         inputs = []
         for index, tensor in enumerate(op.inputs):
-            if emulated and tensor.op.name.endswith(_PASS_SUFFIX) and tensor.op.type == "Cast":
+            if emulated and is_pass_node(tensor.op.name) and tensor.op.type == "Cast":
                 tensor = tensor.op.inputs[0]
             if not tensor.dtype._is_ref_dtype and _dumpable(inner_graph, tensor):
                 inputs.append(DumpTensor(index, tensor.name, _format(tensor, data_format)))
@@ -95,7 +93,7 @@ def _narrowing_cast(op, user_graph, report):
             or op._control_flow_context is not None:
         return False
     source = _before_clamp(op.inputs[0])
-    if source.dtype.name != "float32" or source.op.name.endswith(_PASS_SUFFIX):
+    if source.dtype.name != "float32" or is_pass_node(source.op.name):
         return False
     record = _record(report, source.op.name)
     return not (record is not None and record.emulated)
@@ -104,12 +102,9 @@ def _narrowing_cast(op, user_graph, report):
 def _before_clamp(tensor):
     """The value a saturation-mode clamp (`<src>-<port>-SatFp16-NpuBridge`, for float16 after its
     `-SatFp16Upper-` node; see core.precision.saturation) reads, or `tensor` itself when no clamp produced it."""
-    while tensor.op.type in ("ClipByValue", "Minimum", "Maximum") and tensor.op.name.endswith(_CLAMP_SUFFIXES):
+    while tensor.op.type in CLAMP_OPS and is_clamp(tensor.op.name):
         tensor = tensor.op.inputs[0]
     return tensor
-
-
-_CLAMP_SUFFIXES = (saturation.SUFFIX, saturation.UPPER_SUFFIX)
 
 
 def _cast_op(op, user_graph, task_id):
@@ -118,7 +113,7 @@ def _cast_op(op, user_graph, task_id):
     output it narrows."""
     source, result = _before_clamp(op.inputs[0]), op.outputs[0]
     try:
-        result = op.graph.get_tensor_by_name(f"{op.name}-0-SatFp16{_PASS_SUFFIX}:0")
+        result = op.graph.get_tensor_by_name(f"{op.name}-0{SATURATION_SUFFIX}:0")
     except KeyError:
         pass
     return DumpOp(op.name, "Cast", "Cast", task_id, (DumpTensor(0, source.name, "ND"),),

@@ -20,12 +20,13 @@ from pathlib import Path
 import tensorflow as tf
 
 from npu_bridge.artifacts import diff as artifact_diff
+from npu_bridge.core.contract import MIXED_MODES
 from npu_bridge.core.errors import STRICT_ENV, NpuConfigError, NpuConfigWarning, PrecisionPassError
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.options import PRECISION_MODE_V2_VALUES, PRECISION_MODE_VALUES, options_from_parameter_map
 from npu_bridge.core.precision import rewrite
 from npu_bridge.report_cli.graph_file import GraphFileError, load_graph_def
-from npu_bridge.report_cli.render import MIXED_MODES, print_comparison, print_explanation, print_table
+from npu_bridge.report_cli.render import print_comparison, print_explanation, print_table
 
 PROG = "npu-report"
 

@@ -7,14 +7,12 @@ import textwrap
 
 import tensorflow as tf
 
-from npu_bridge.core.options import PrecisionMode
-from npu_bridge.core.precision.saturation import clamped_source
+from npu_bridge.core.contract import MIXED_MODES, clamped_source
 from npu_bridge.core.tf_to_ir import is_cube
 
 COLUMNS = ("op", "TF type", "IR type", "list", "decision", "casts", "reason")
 DEFAULT_WIDTH = 120                     # columns of the default view; --wide prints each row on one line
 _COLUMN_CAPS = {0: 40, 1: 24, 2: 24}    # widest op name / type columns in the default view
-MIXED_MODES = (PrecisionMode.MIXED_FP16, PrecisionMode.MIXED_BF16)
 
 
 def selected(record, report, args):

@@ -17,7 +17,8 @@ from types import MappingProxyType
 
 from tensorflow.core.framework import graph_pb2
 
-from npu_bridge.core.precision import rewrite, saturation
+from npu_bridge.core.contract import SATURATION_SUFFIX
+from npu_bridge.core.precision import rewrite
 from npu_bridge.core.precision.report import Report, RewriteResult
 from npu_bridge.runtime.inner_ops import producer
 
@@ -145,7 +146,7 @@ def _merged_report(old, partial, new_names, added, full_rewrite):
     warnings = tuple(dict.fromkeys((*old.warnings, *partial.warnings)))
     added_by_pass = [node for node in added if node.name not in new_names]
     n_casts = sum(1 for node in added_by_pass if node.op == "Cast")
-    n_clamped = sum(1 for node in added_by_pass if node.name.endswith(saturation.SUFFIX))
+    n_clamped = sum(1 for node in added_by_pass if node.name.endswith(SATURATION_SUFFIX))
     return Report(old.mode_name, old.soc, old.reduced_dtype, rows, old.n_ops + len(new_names), n_reduced,
                   old.n_casts + n_casts, warnings, overflow_mode=old.overflow_mode,
                   n_clamped=old.n_clamped + n_clamped)

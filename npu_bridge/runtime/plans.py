@@ -15,11 +15,13 @@ from tensorflow.python.framework import errors
 from tensorflow.python.ops import session_ops
 from tensorflow.python.util import nest
 
+from npu_bridge.core.contract import (
+    CLAMP_OPS, ITERATIONS_PER_LOOP_ATTR, MARK_CAST, MARK_SATURATION, MARKER, VARIABLE_OPS,
+)
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.runtime import user_errors
 from npu_bridge.runtime.inner_ops import producer
 
-ITERATIONS_ATTR = "_npu_iterations_per_loop"
 _LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.IndexedSlices)
 # Plain TensorFlow keeps an executor for every (feeds, fetches, targets) it ever ran; the bound here only keeps a
 # script that builds new fetch tensors at every run from growing without end. Past it one plan at random makes
@@ -28,7 +30,6 @@ _LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.In
 _MAX_CACHED_PLANS = 4096
 _eviction = random.Random(0)
 _HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
-PASS_MARKER = "_npu_bridge"         # "cast" on every Cast the precision pass added (docs/DESIGN.md core.precision)
 
 
 def plan_key(fetches, feed_dict):
@@ -292,14 +293,11 @@ def _numpy_dtype(ops, name):
 
 def _added_by_pass(ops, op_name):
     """A Cast the pass added, or its saturation-mode clamp of a float16 output (both pass a value on)."""
-    marker = ops.attr(op_name, PASS_MARKER)
+    marker = ops.attr(op_name, MARKER)
     if marker is None:
         return False
     op_type = ops.op_type(op_name)
-    return (op_type, marker.s) == ("Cast", b"cast") or marker.s == b"saturation" and op_type in _CLAMP_OPS
-
-
-_CLAMP_OPS = ("ClipByValue", "Minimum", "Maximum")     # saturation mode's clamps (core.precision.saturation)
+    return (op_type, marker.s) == ("Cast", MARK_CAST) or marker.s == MARK_SATURATION and op_type in CLAMP_OPS
 
 
 def _moved_readers(program, tensor, reached):
@@ -449,14 +447,14 @@ def _assert_fetchable(graph, op):
 
 _FORWARDING_OPS = frozenset({"Identity", "Snapshot", "StopGradient", "Reshape", "Squeeze", "ExpandDims",
                              "IdentityN"})
-_VARIABLE_OPS = frozenset({"VariableV2", "Variable", "TemporaryVariable", "ReadVariableOp", "VarHandleOp"})
+_VARIABLE_VALUE_OPS = VARIABLE_OPS | {"ReadVariableOp"}    # a variable, or a read of a resource variable
 
 
 def _may_share_variable_buffer(ops, name):
     """Is inner tensor `name` a variable's value, possibly through ops that pass their input's buffer on?"""
     for _ in range(64):
         op_type = ops.op_type(producer(name))
-        if ops.is_ref(name) or op_type in _VARIABLE_OPS:
+        if ops.is_ref(name) or op_type in _VARIABLE_VALUE_OPS:
             return True
         inputs = ops.inputs(producer(name)) if op_type in _FORWARDING_OPS else ()
         if not inputs:
@@ -467,7 +465,7 @@ def _may_share_variable_buffer(ops, name):
 
 def _iterations(op, configured):
     try:
-        requested = op.get_attr(ITERATIONS_ATTR)
+        requested = op.get_attr(ITERATIONS_PER_LOOP_ATTR)
     except ValueError:
         return 1
     if requested != configured:

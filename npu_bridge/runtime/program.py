@@ -14,11 +14,11 @@ from tensorflow.core.framework import attr_value_pb2, graph_pb2, node_def_pb2
 from tensorflow.python.client import pywrap_tf_session as c_api
 from tensorflow.python.framework import c_api_util, errors, importer
 
+from npu_bridge.core.contract import fetch_cast_name
 from npu_bridge.core.gcpause import collector_paused
 from npu_bridge.runtime import state_transfer
 from npu_bridge.runtime.inner_ops import InnerOps, producer, tensor_name
 
-FETCH_CAST_SUFFIX = "-NpuBridgeFetch"
 # Ops holding state that a rebuild cannot carry over: input iterators, queues, hash tables.
 _LOST_STATE_TYPE = re.compile(r"(?!Make)\w*(Iterator|Queue|HashTable\w*?)(V\d)?")
 
@@ -150,7 +150,7 @@ class Program:
         source = self.ops.dtype(name).base_dtype
         if source == dtype:
             return name
-        cast_name = f"{name.replace(':', '-')}-CastTo{dtype.name}{FETCH_CAST_SUFFIX}"
+        cast_name = fetch_cast_name(name, dtype.name)
         with self.lock:
             if cast_name not in self.ops:
                 self._add_cast(cast_name, name, source, dtype)

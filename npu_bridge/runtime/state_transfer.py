@@ -2,14 +2,14 @@
 import numpy as np
 import tensorflow as tf
 
-_REF_VARIABLES = ("VariableV2", "Variable")
-_RESOURCE_VARIABLES = ("VarHandleOp",)
+from npu_bridge.core.contract import PERSISTENT_VARIABLE_OPS, REF_VARIABLE_OPS
+
 _SCOPE = "NpuBridgeStateTransfer"
 
 
 def read_variables(session, graph):
     """{variable op name: numpy value} for every variable of `graph` initialized in `session`."""
-    variables = [op for op in graph.get_operations() if op.type in _REF_VARIABLES + _RESOURCE_VARIABLES]
+    variables = [op for op in graph.get_operations() if op.type in PERSISTENT_VARIABLE_OPS]
     if not variables:
         return {}
     with graph.as_default(), tf.name_scope(_SCOPE):
@@ -32,7 +32,7 @@ def write_variables(session, graph, values):
                 op = graph.get_operation_by_name(name)
             except KeyError:
                 continue
-            if op.type not in _REF_VARIABLES + _RESOURCE_VARIABLES:
+            if op.type not in PERSISTENT_VARIABLE_OPS:
                 continue
             holder = tf.compat.v1.placeholder(tf.as_dtype(np.asarray(value).dtype))
             assigns.append(_assign(op, holder))
@@ -42,19 +42,19 @@ def write_variables(session, graph, values):
 
 
 def _is_initialized(op):
-    if op.type in _REF_VARIABLES:
+    if op.type in REF_VARIABLE_OPS:
         return tf.raw_ops.IsVariableInitialized(ref=op.outputs[0])
     return tf.raw_ops.VarIsInitializedOp(resource=op.outputs[0])
 
 
 def _read(op):
-    if op.type in _REF_VARIABLES:
+    if op.type in REF_VARIABLE_OPS:
         return tf.identity(op.outputs[0])
     return tf.raw_ops.ReadVariableOp(resource=op.outputs[0], dtype=op.get_attr("dtype"))
 
 
 def _assign(op, value):
-    if op.type in _REF_VARIABLES:
+    if op.type in REF_VARIABLE_OPS:
         return tf.raw_ops.Assign(ref=op.outputs[0], value=value, validate_shape=False).op
     return tf.raw_ops.AssignVariableOp(resource=op.outputs[0], value=value)
 
@@ -69,7 +69,7 @@ class VariableCopier:
 
     def __init__(self, graph):
         self.graph = graph
-        variables = [op for op in graph.get_operations() if op.type in _REF_VARIABLES + _RESOURCE_VARIABLES]
+        variables = [op for op in graph.get_operations() if op.type in PERSISTENT_VARIABLE_OPS]
         with graph.as_default(), tf.name_scope(_SCOPE):
             self._checks = [_is_initialized(op) for op in variables]
             self._reads = {op.name: _read(op) for op in variables}

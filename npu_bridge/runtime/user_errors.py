@@ -12,7 +12,8 @@ import re
 from tensorflow.python.client import session as tf_session
 from tensorflow.python.framework import error_interpolation
 
-_INTERNAL_NAME = re.compile(r"([^\s'\"{}\[\](),]+?)-\d+-(?:CastTo\w+?|SatFp16(?:Upper)?)-NpuBridge(?:Fetch)?(?![\w-])")
+from npu_bridge.core.contract import user_names_in
+
 _HEADER = "Graph execution error:"
 _REORDERED_CAST = re.compile(r"(/|(?<![^\s'\"{}\[\](),]))ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_"
                              r"(?:float|half|bfloat16|double)_")
@@ -20,10 +21,7 @@ _REORDERED_CAST = re.compile(r"(/|(?<![^\s'\"{}\[\](),]))ArithmeticOptimizer/Reo
 
 def user_name(name):
     """The user op an internal node stands for (the name itself when it is a user node)."""
-    previous = None
-    while previous != name:
-        previous, name = name, _INTERNAL_NAME.sub(r"\1", name)
-    return _REORDERED_CAST.sub(r"\1", name)
+    return _REORDERED_CAST.sub(r"\1", user_names_in(name))
 
 
 def translate(error, user_graph):

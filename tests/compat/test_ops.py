@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from npu_bridge.core import contract
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.estimator import npu_ops
 from npu_bridge.estimator.npu import npu_plugin, npu_scope, util
@@ -178,8 +179,8 @@ def test_set_iteration_per_loop_runs_the_step_n_times_per_run():
         sess.run(v1.global_variables_initializer())
         train_op = util.set_iteration_per_loop(sess, step, 5)
         assert train_op.name == "IterationOp"
-        assert train_op.get_attr(util.ITERATIONS_PER_LOOP_ATTR) == 5
-        assert train_op.node_def.attr[util.ITERATIONS_PER_LOOP_ATTR].i == 5
+        assert train_op.get_attr(contract.ITERATIONS_PER_LOOP_ATTR) == 5
+        assert train_op.node_def.attr[contract.ITERATIONS_PER_LOOP_ATTR].i == 5
         sess.run(train_op)
         assert sess.run(counter) == 5
 

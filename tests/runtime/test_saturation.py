@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from npu_bridge.core import soc
+from npu_bridge.core import contract, soc
 from npu_bridge.core.options import options_from_config
 from npu_bridge.core.precision import rewrite
 from npu_bridge.estimator.npu import npu_plugin
@@ -170,13 +170,14 @@ def test_ops_that_cannot_overflow_have_no_clamp_and_the_values_stay_the_same(gra
             return values, sess._npu_emulation.program.result.graph_def
 
     values, graph_def = run_three_steps()
-    clamped = {saturation.clamped_source(n.name) for n in graph_def.node if n.name.endswith(saturation.SUFFIX)}
+    clamped = {contract.clamped_source(n.name) for n in graph_def.node
+               if n.name.endswith(contract.SATURATION_SUFFIX)}
     assert not {"Relu", "pool", "gradients/Relu_grad/ReluGrad"} & clamped
     assert "Conv2D" in clamped
     monkeypatch.setattr(saturation, "_cannot_overflow", lambda graph, tensor: False)
     before, before_def = run_three_steps()
-    assert {"Relu", "pool"} <= {saturation.clamped_source(n.name) for n in before_def.node
-                                if n.name.endswith(saturation.SUFFIX)}
+    assert {"Relu", "pool"} <= {contract.clamped_source(n.name) for n in before_def.node
+                                if n.name.endswith(contract.SATURATION_SUFFIX)}
     for step, (now, then) in enumerate(zip(values[:-1], before[:-1])):
         for a, b in zip(now, then):
             np.testing.assert_array_equal(a, b, err_msg=f"step {step}")
@@ -188,8 +189,6 @@ def test_the_float16_clamp_gives_clip_by_value_bits_for_every_float16_value(grap
     """A float16 clamp is Minimum then Maximum, not ClipByValue (whose CPU kernel converts element by element):
     every one of the 65,536 float16 bit patterns (NaNs, infinities, -0, subnormals), in an array whose length
     also exercises the kernels' vector tails, comes out with ClipByValue's exact bits."""
-    from npu_bridge.core.precision import saturation
-
     patterns = np.arange(65536, dtype=np.uint32).astype(np.uint16)
     values = np.concatenate([patterns, patterns[:7]]).view(np.float16)
     x = v1.placeholder(tf.float16, [values.size])
@@ -204,5 +203,6 @@ def test_the_float16_clamp_gives_clip_by_value_bits_for_every_float16_value(grap
     tf.nn.relu(product + 1.0, name="shifted")
     options = options_from_config(npu_config(soc_config="ascend910"))
     nodes = {n.name: n for n in rewrite(graph.as_graph_def(), options, log=False).graph_def.node}
-    half_clamps = [n for n in nodes.values() if n.name.endswith(saturation.SUFFIX) and n.attr["T"].type == 19]
+    half_clamps = [n for n in nodes.values()
+                   if n.name.endswith(contract.SATURATION_SUFFIX) and n.attr["T"].type == 19]
     assert half_clamps and all(n.op == "Maximum" and nodes[n.input[0]].op == "Minimum" for n in half_clamps)

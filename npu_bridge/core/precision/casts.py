@@ -16,13 +16,11 @@ import numpy as np
 from tensorflow.core.framework import attr_value_pb2
 from tensorflow.python.framework import dtypes, tensor_util
 
+from npu_bridge.core.contract import MARK_CAST, MARK_RETYPED, MARKER, MARKER_OUT, cast_name
 from npu_bridge.core.graph import Tensor, encode_attrs
-from npu_bridge.core.precision.decide import MARKER, MARKER_OUT
 from npu_bridge.core.precision.report import TensorRef
 from npu_bridge.core.precision.rules import EXACT_ON_ROUNDED
-from npu_bridge.core.precision.typeattrs import DT_BFLOAT16, DT_FLOAT, DT_HALF, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name
-
-_SUFFIX = {DT_HALF: "CastToFp16", DT_BFLOAT16: "CastToBf16", DT_FLOAT: "CastToFp32"}
+from npu_bridge.core.precision.typeattrs import DT_FLOAT, DT_HALF, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name
 
 
 class CastPlanError(ValueError):
@@ -35,7 +33,7 @@ class CastPlanError(ValueError):
 def _cast_attrs(src, dst):
     """The attributes of an added Cast, in wire format (six dtype pairs at most, encoded once)."""
     return encode_attrs({"SrcT": attr_value_pb2.AttrValue(type=src), "DstT": attr_value_pb2.AttrValue(type=dst),
-                         "Truncate": attr_value_pb2.AttrValue(b=False), MARKER: attr_value_pb2.AttrValue(s=b"cast")})
+                         "Truncate": attr_value_pb2.AttrValue(b=False), MARKER: attr_value_pb2.AttrValue(s=MARK_CAST)})
 
 
 class CastBuilder:
@@ -176,7 +174,7 @@ class CastBuilder:
         """A user Cast to the dtype its input now holds reads that value as is (Cast with SrcT == DstT passes it
         through) instead of through a widening Cast the pass would add only for it to narrow again."""
         node.node_def.attr["SrcT"].type = dtype
-        node.node_def.attr[MARKER].s = b"retyped"
+        node.node_def.attr[MARKER].s = MARK_RETYPED
         if location != node.inputs[0]:
             self.graph.set_input(node, 0, location)
         plan = self.plans[node.name]
@@ -221,7 +219,7 @@ class CastBuilder:
     def _new_cast(self, location, src, dst, owner):
         """Name a Cast of `location` to `dst`; it is added to the graph, with all the others, at the end."""
         graph = self.graph
-        name = graph.reserve_name(f"{location.node}-{location.port}-{_SUFFIX[dst]}-NpuBridge")
+        name = graph.reserve_name(cast_name(location.node, location.port, dtype_name(dst)))
         producer = graph.nodes.get(location.node)
         device = producer.device if producer is not None else self.pending[location.node][3]
         self.pending[name] = (location, src, dst, device)

@@ -9,6 +9,7 @@ Gray ops follow their producers, so decisions flow forward. v1 while loops have 
 (NextIteration -> Merge); those edges are skipped on the way forward, then every loop's Merge/NextIteration
 pair is checked: if they disagree, both are pinned to float32 and the decisions are redone, until stable.
 """
+from npu_bridge.core.contract import MARKER, MARKER_OUT, MIXED_MODES, REF_VARIABLE_OPS, PrecisionMode
 from npu_bridge.core.precision.rules import (
     FOLLOWED, FP32, NEUTRAL, REDUCED, RuleViolation, SlotDecision, deciding_producer, slot_rule, why_between_casts,
 )
@@ -17,13 +18,9 @@ from npu_bridge.core.precision.typeattrs import (
 )
 from npu_bridge.core.tf_to_ir import HCCL_IR_TYPES
 
-MARKER = "_npu_bridge"               # on every node the pass added, retyped or emulated
-MARKER_OUT = "_npu_bridge_out"       # list(type): logical output dtypes of an emulated node
-
 SOURCE_OPS = frozenset({"Const", "HostConst", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "_Arg"})
-# A ref variable is read through an Identity (`w/read`); it is the variable's float32 master value, as the
-# ReadVariableOp of a resource variable is, so it is a graph source too and is never retyped.
-REF_VARIABLE_OPS = frozenset({"VariableV2", "Variable", "TemporaryVariable"})
+# A ref variable (contract.REF_VARIABLE_OPS) is read through an Identity (`w/read`); it is the variable's float32
+# master value, as the ReadVariableOp of a resource variable is, so it is a graph source too and is never retyped.
 STATE_PREFIXES = ("Assign", "Apply", "ResourceApply", "SparseApply", "ResourceSparseApply", "Scatter",
                   "ResourceScatter")
 LOOK_THROUGH_OPS = frozenset({"Identity", "Cast"})
@@ -245,7 +242,7 @@ class Decider:
         if op == "Cast":
             return NodePlan("unchanged", "explicit Cast in the user graph: keeps its dtypes", facts.list_name,
                             facts.ir_type)
-        if ctx.mode == "KEEP_ORIGIN":
+        if ctx.mode is PrecisionMode.KEEP_ORIGIN:
             return NodePlan("unchanged", f"{ctx.mode_name}: every dtype stays as written", facts.list_name,
                             facts.ir_type)
         if node.name in pinned:
@@ -276,7 +273,7 @@ class Decider:
     def _deciding(self, node, sig, facts, follow):
         """{slot: (class, name) of the producer it follows} for a gray op under a mixed mode; slots whose
         producers are all neutral are left out, and so is everything when the rule does not read producers."""
-        if self.ctx.mode not in ("MIXED_FP16", "MIXED_BF16") or facts.list_name in ("white", "black"):
+        if self.ctx.mode not in MIXED_MODES or facts.list_name in ("white", "black"):
             return {}
         found = {}
         float_slots = sig.float_slots

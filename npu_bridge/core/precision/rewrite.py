@@ -9,6 +9,7 @@ from types import MappingProxyType
 from tensorflow.core.framework import graph_pb2
 from tensorflow.python.platform import tf_logging
 
+from npu_bridge.core.contract import PrecisionMode
 from npu_bridge.core.errors import PrecisionPassError
 from npu_bridge.core.gcpause import collector_paused
 from npu_bridge.core.graph import Graph
@@ -40,7 +41,7 @@ class PassContext:
         self.optable = OpTable(graph_def)
         self.lists = lists
         self.customize = customize
-        self.mode = options.mode.name
+        self.mode = options.mode
         self.mode_name = options.mode_name
         self.reduced = DTYPES_BY_NAME[options.reduced_dtype]
         # mix_compile_mode: ops in without_npu_compile_scope stay in TensorFlow on the host.
@@ -146,7 +147,7 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True, saturat
         from npu_bridge.core.mixlist import build_precision_lists
 
         lists = build_precision_lists(options)
-    if not options.customize_dtypes or options.mode.name == "KEEP_ORIGIN":
+    if not options.customize_dtypes or options.mode is PrecisionMode.KEEP_ORIGIN:
         customize = None
     elif customize is None:
         from npu_bridge.core.customize_dtypes import load_customize_dtypes

@@ -6,6 +6,7 @@ produced in, and one sentence naming the rule. Inputs and outputs differ only fo
 """
 from typing import NamedTuple
 
+from npu_bridge.core.contract import MIXED_MODES, PrecisionMode
 from npu_bridge.core.precision.typeattrs import (
     ASCEND_NAMES, DT_BFLOAT16, DT_FLOAT, DT_HALF, REDUCED_DTYPES, dtype_name, has_cpu_kernel,
 )
@@ -181,25 +182,25 @@ def deciding_producer(producers):
 
 
 def slot_rule(mode, facts, dtype, reduced, deciding):
-    """The decision for one float type attribute under `mode` (a PrecisionMode member name).
+    """The decision for one float type attribute under `mode` (a PrecisionMode).
 
     Returns None when the attribute is not a candidate under this mode (its dtype is left alone silently).
     """
-    if mode in ("MIXED_FP16", "MIXED_BF16"):
+    if mode in MIXED_MODES:
         if dtype != DT_FLOAT:
             return None
         return mixed_rule(facts, dtype, reduced, deciding)
-    if mode in ("ALLOW_FP32_TO_FP16", "ALLOW_FP32_TO_BF16"):
+    if mode in (PrecisionMode.ALLOW_FP32_TO_FP16, PrecisionMode.ALLOW_FP32_TO_BF16):
         if dtype != DT_FLOAT:
             return None
-        return _allow_rule(facts, dtype, reduced, mode.lower())
-    if mode == "FORCE_FP16":
+        return _allow_rule(facts, dtype, reduced, mode.value)
+    if mode is PrecisionMode.FORCE_FP16:
         if dtype not in (DT_FLOAT, DT_BFLOAT16):
             return None
         if _supports(facts, DT_HALF):
             return _same(DT_HALF, f"force_fp16: {facts.ir_type} supports float16, so it runs in float16")
         return _same(dtype, f"force_fp16: the op library declares no float16 for {facts.ir_type}, left as is")
-    if mode == "FORCE_FP32":
+    if mode is PrecisionMode.FORCE_FP32:
         if facts.cube:
             if _supports(facts, DT_HALF):
                 return SlotDecision(DT_HALF, DT_FLOAT, f"force_fp32 (cube_fp16in_fp32out): cube op {facts.ir_type}"

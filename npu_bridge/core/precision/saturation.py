@@ -20,16 +20,16 @@ import numpy as np
 from tensorflow.core.framework import attr_value_pb2, types_pb2
 from tensorflow.python.framework import tensor_util
 
+from npu_bridge.core.contract import (
+    MARK_SATURATION, MARKER, NAME_SUFFIX, REF_VARIABLE_OPS, SATURATION_SUFFIX, SATURATION_UPPER_SUFFIX, STATUS_ATTR,
+)
 from npu_bridge.core.graph import Tensor, encode_attrs
-from npu_bridge.core.precision.decide import MARKER, REF_VARIABLE_OPS, SOURCE_OPS
+from npu_bridge.core.precision.decide import SOURCE_OPS
 from npu_bridge.core.precision.report import TensorRef
 from npu_bridge.core.precision.rules import EXACT_ON_ROUNDED
 from npu_bridge.core.precision.typeattrs import DT_FLOAT, DT_HALF
 
 FLOAT16_MAX = 65504.0
-STATUS_ATTR = "_npu_float_status"
-SUFFIX = "-SatFp16-NpuBridge"              # the clamp's last node: what every reader of the output reads
-UPPER_SUFFIX = "-SatFp16Upper-NpuBridge"   # a float16 clamp's first node (its upper bound)
 
 # Outputs that cannot leave the float16 range when their inputs are in it: data movement, selection, sign and
 # v1 control flow (which only forwards). A user's float16 Placeholder or variable holds what was given to it.
@@ -46,18 +46,10 @@ def _const_attrs(value, dtype=types_pb2.DT_HALF, np_dtype=np.float16):
     return encode_attrs({"dtype": attr_value_pb2.AttrValue(type=dtype),
                          "value": attr_value_pb2.AttrValue(tensor=tensor_util.make_tensor_proto(
                              np.asarray(value, np_dtype))),
-                         MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+                         MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})
 
 
-_MARK = encode_attrs({MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
-
-
-def clamped_source(name):
-    """The tensor a clamp node named `name` reads ("mm-0-SatFp16-NpuBridge" -> "mm"), or `name` itself."""
-    if not name.endswith(SUFFIX):
-        return name
-    node, _, port = name[:-len(SUFFIX)].rpartition("-")
-    return node if port == "0" else f"{node}:{port}"
+_MARK = encode_attrs({MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})
 
 
 def float16_results(builder):
@@ -117,11 +109,11 @@ def _rounds_float32(node):
 def _already_clamped(graph, node):
     """A node of a graph this pass rewrote before: its float16 outputs are read through clamps already."""
     attrs = node.node_def.attr
-    if MARKER in attrs and attrs[MARKER].s == b"saturation":
+    if MARKER in attrs and attrs[MARKER].s == MARK_SATURATION:
         return True
-    if node.op == "Cast" and node.inputs and node.inputs[0].node.endswith(SUFFIX):
+    if node.op == "Cast" and node.inputs and node.inputs[0].node.endswith(SATURATION_SUFFIX):
         return True
-    return any(consumer.name.endswith((SUFFIX, UPPER_SUFFIX)) for consumer, _ in graph.consumers(Tensor(node.name, 0)))
+    return any(consumer.name.endswith((SATURATION_SUFFIX, SATURATION_UPPER_SUFFIX)) for consumer, _ in graph.consumers(Tensor(node.name, 0)))
 
 
 # The largest float32 below 65520: a value clamped to it rounds to 65504 in float16; 65520 and above overflow.
@@ -151,16 +143,16 @@ def saturate(graph, builder, tensor_map, folded=frozenset()):
             base = f"{tensor.node}-{tensor.port}-Sat{tag}" if in_frames else f"Sat{tag}"
             control = (f"^{tensor.node}",) if in_frames else ()
             limit, np_dtype = (FLOAT16_MAX, np.float16) if dtype == DT_HALF else (_FLOAT32_BOUND, np.float32)
-            low, high = graph.reserve_name(f"{base}Min-NpuBridge"), graph.reserve_name(f"{base}Max-NpuBridge")
+            low, high = graph.reserve_name(f"{base}Min{NAME_SUFFIX}"), graph.reserve_name(f"{base}Max{NAME_SUFFIX}")
             new_nodes.append((low, "Const", control, device, _const_attrs(-limit, dtype, np_dtype)))
             new_nodes.append((high, "Const", control, device, _const_attrs(limit, dtype, np_dtype)))
             bounds[key] = (Tensor(low, 0), Tensor(high, 0))
         low, high = bounds[key]
-        name = graph.reserve_name(f"{tensor.node}-{tensor.port}{SUFFIX}")
+        name = graph.reserve_name(f"{tensor.node}-{tensor.port}{SATURATION_SUFFIX}")
         if dtype == DT_FLOAT:
             new_nodes.append((name, "ClipByValue", (tensor, low, high), device, _CLIP))
         else:
-            upper = graph.reserve_name(f"{tensor.node}-{tensor.port}{UPPER_SUFFIX}")
+            upper = graph.reserve_name(f"{tensor.node}-{tensor.port}{SATURATION_UPPER_SUFFIX}")
             new_nodes.append((upper, "Minimum", (tensor, high), device, _HALF_BOUND))
             new_nodes.append((name, "Maximum", (Tensor(upper, 0), low), device, _HALF_BOUND))
         return Tensor(name, 0)
@@ -189,9 +181,9 @@ def saturate(graph, builder, tensor_map, folded=frozenset()):
 # A float32 clamp is one ClipByValue. A float16 one is Minimum then Maximum: TensorFlow's CPU ClipByValue runs a
 # scalar loop that converts every float16 element (1.6 ms per million elements, measured), the two vectorised
 # ops together 0.66 ms, with the same results for every value, NaN and -0 included (tests/runtime/test_saturation.py).
-_CLIP = encode_attrs({"T": attr_value_pb2.AttrValue(type=DT_FLOAT), MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+_CLIP = encode_attrs({"T": attr_value_pb2.AttrValue(type=DT_FLOAT), MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})
 _HALF_BOUND = encode_attrs({"T": attr_value_pb2.AttrValue(type=DT_HALF),
-                            MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+                            MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})
 
 
 def _host_folded(graph, tensor, folded):
@@ -251,8 +243,8 @@ def _fill_status(graph, clamped):
     by_clamp = {c.node: (t, (c, dtype)) for t, (c, dtype) in clamped.items()}
     flag_of = {}
     new_nodes = []
-    shape = graph.reserve_name("SatFp16Flat-NpuBridge")
-    axis = graph.reserve_name("SatFp16Axis-NpuBridge")
+    shape = graph.reserve_name(f"SatFp16Flat{NAME_SUFFIX}")
+    axis = graph.reserve_name(f"SatFp16Axis{NAME_SUFFIX}")
     new_nodes.append((shape, "Const", (), "", _const_attrs([-1], types_pb2.DT_INT32, np.int32)))
     new_nodes.append((axis, "Const", (), "", _const_attrs([0], types_pb2.DT_INT32, np.int32)))
     for status in statuses:
@@ -266,25 +258,25 @@ def _fill_status(graph, clamped):
             flags.append(flag_of[name])
         if not flags:
             continue
-        packed = graph.reserve_name(f"{status.name}-Flags-NpuBridge")
-        any_flag = graph.reserve_name(f"{status.name}-Overflow-NpuBridge")
+        packed = graph.reserve_name(f"{status.name}-Flags{NAME_SUFFIX}")
+        any_flag = graph.reserve_name(f"{status.name}-Overflow{NAME_SUFFIX}")
         new_nodes.append((packed, "Pack", tuple(flags), "", encode_attrs({
             "T": attr_value_pb2.AttrValue(type=types_pb2.DT_BOOL), "N": attr_value_pb2.AttrValue(i=len(flags)),
-            "axis": attr_value_pb2.AttrValue(i=0), MARKER: attr_value_pb2.AttrValue(s=b"saturation")})))
+            "axis": attr_value_pb2.AttrValue(i=0), MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})))
         new_nodes.append((any_flag, "Any", (Tensor(packed, 0), Tensor(axis, 0)), "", _ANY))
         graph.set_input(status, 0, Tensor(any_flag, 0))
     graph.add_nodes(new_nodes)
 
 
 _ANY = encode_attrs({"Tidx": attr_value_pb2.AttrValue(type=types_pb2.DT_INT32),
-                     "keep_dims": attr_value_pb2.AttrValue(b=False), MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+                     "keep_dims": attr_value_pb2.AttrValue(b=False), MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})
 _NOT_EQUAL = {dtype: encode_attrs({"T": attr_value_pb2.AttrValue(type=dtype),
                                    "incompatible_shape_error": attr_value_pb2.AttrValue(b=True),
-                                   MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+                                   MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})
               for dtype in (DT_HALF, DT_FLOAT)}
 _RESHAPE = encode_attrs({"T": attr_value_pb2.AttrValue(type=types_pb2.DT_BOOL),
                          "Tshape": attr_value_pb2.AttrValue(type=types_pb2.DT_INT32),
-                         MARKER: attr_value_pb2.AttrValue(s=b"saturation")})
+                         MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})
 
 
 def _flag_nodes(graph, pair, shape, axis, new_nodes):

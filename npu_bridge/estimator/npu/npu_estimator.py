@@ -13,7 +13,7 @@ from tensorflow.python.ops import summary_ops_v2
 
 from npu_bridge.estimator.npu.estimator_support import ESTIMATOR, require_estimator
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
-from npu_bridge.estimator.npu.util import ITERATIONS_PER_LOOP_ATTR
+from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
 
 
 class NPUEstimatorSpec(ESTIMATOR.EstimatorSpec if ESTIMATOR is not None else object):

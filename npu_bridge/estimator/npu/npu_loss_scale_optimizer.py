@@ -18,7 +18,7 @@ a step is skipped on every rank when any rank overflowed.
 import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
 
-from npu_bridge.core.precision.saturation import STATUS_ATTR
+from npu_bridge.core.contract import STATUS_ATTR
 from npu_bridge.hccl import hccl_ops
 from npu_bridge.hccl.rank import get_rank_size
 

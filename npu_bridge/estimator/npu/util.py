@@ -8,7 +8,8 @@ the number against `parameter_map["iterations_per_loop"]`.
 import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
 
-ITERATIONS_PER_LOOP_ATTR = "_npu_iterations_per_loop"
+from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
+
 _ITERATIONS_VAR_NAME = "npu_runconfig/iterations_per_loop"
 _ITERATION_OPS = "npu_bridge_iteration_ops"
 

@@ -1,0 +1,63 @@
+"""The pass's output contract (npu_bridge.core.contract) is what the pass really produces, and has no copies."""
+import pathlib
+import re
+
+import tensorflow as tf
+
+from npu_bridge.core import contract
+from npu_bridge.core.options import options_from_config
+from npu_bridge.core.precision import rewrite
+from npu_bridge.npu_init import npu_config_proto
+
+v1 = tf.compat.v1
+PACKAGE = pathlib.Path(contract.__file__).resolve().parents[1]
+
+
+def _rewritten(soc):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2, 2], name="x")
+        w = v1.get_variable("w", [2, 2])
+        tf.nn.relu(tf.matmul(x, w, name="mm"), name="relu")
+    config = npu_config_proto()
+    params = config.graph_options.rewrite_options.custom_optimizers[0].parameter_map
+    params["precision_mode"].s = b"allow_mix_precision"
+    params["soc_config"].s = soc.encode()
+    return rewrite(graph.as_graph_def(), options_from_config(config), log=False).graph_def
+
+
+def test_the_pass_marks_and_names_its_casts_as_the_contract_says():
+    nodes = {node.name: node for node in _rewritten("ascend910b").node}
+    cast = nodes[contract.cast_name("x", 0, "float16")]
+    assert cast.op == "Cast" and cast.attr[contract.MARKER].s == contract.MARK_CAST
+    assert contract.is_pass_node(cast.name) and not contract.is_pass_node("mm")
+    assert contract.user_names_in(f"reading '{cast.name}:0' failed") == "reading 'x:0' failed"
+
+
+def test_saturation_clamps_are_named_marked_and_mapped_back_as_the_contract_says():
+    nodes = _rewritten("ascend910").node
+    clamps = [node for node in nodes if contract.is_clamp(node.name)]
+    assert clamps and all(node.op in contract.CLAMP_OPS for node in clamps)
+    assert all(node.attr[contract.MARKER].s == contract.MARK_SATURATION for node in clamps)
+    last = next(node for node in clamps if node.name.endswith(contract.SATURATION_SUFFIX))
+    source = contract.clamped_source(last.name)
+    assert any(node.name == source.split(":")[0] for node in nodes)
+    assert contract.user_names_in(last.name) == source.split(":")[0]
+
+
+def test_no_module_outside_the_contract_spells_the_contract_names():
+    """A bare copy of a marker, a name suffix or the iterations attribute elsewhere would drift from the pass."""
+    literals = re.compile(r"""["'](_npu_bridge|_npu_bridge_out|_npu_iterations_per_loop|_npu_float_status|"""
+                          r"""-NpuBridge(Fetch)?|-SatFp16(Upper)?-NpuBridge)["']|b["'](cast|saturation|retyped)["']""")
+    offenders = [f"{path.relative_to(PACKAGE)}:{number}"
+                 for path in PACKAGE.rglob("*.py") if path.name != "contract.py"
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if literals.search(line)]
+    assert offenders == []
+
+
+def test_the_precision_mode_enum_is_the_one_the_options_use():
+    from npu_bridge.core import options
+
+    assert options.PrecisionMode is contract.PrecisionMode
+    assert options.PRECISION_MODE_VALUES["allow_mix_precision"] in contract.MIXED_MODES
