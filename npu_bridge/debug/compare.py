@@ -25,21 +25,28 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.framework import errors
 
-from npu_bridge.debug import metrics
+from npu_bridge.debug import dumpdata, metrics, vis
 from npu_bridge.debug.overflow import abnormal, overflowed
 from npu_bridge.debug.stepgraph import StepGraph, is_float, source_line
 from npu_bridge.runtime import observers, state_transfer
 from npu_bridge.runtime.plans import Plan
 
+# msaccucmp's columns in its order (vector_cmp/fusion_manager/compare_result.py, without -overflow_detection),
+# then npu_bridge's own: OverFlow (always computed here) and the local error of each reduced op.
 COLUMNS = ("Index", "OpType", "NPUDump", "DataType", "Address", "GroundTruth", "DataType", "Address",
-           "TensorIndex", "Shape", "OverFlow", *metrics.ALGORITHMS, "CompareFailReason",
-           "LocalRelativeError", "LocalMaxAbsoluteError", "LocalOverFlow", "LocalThreshold", "SourceLine")
+           "TensorIndex", "Shape", *metrics.ALGORITHMS, "CompareFailReason",
+           "OverFlow", "LocalRelativeError", "LocalMaxAbsoluteError", "LocalOverFlow", "LocalThreshold", "SourceLine")
 COSINE_ALERT = 0.99     # msaccucmp's advisor: the first row below it is where "Global Consistency" is lost
 
 
 def _dt(dtype_name):
     return "DT_" + {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BF16", "float64": "DOUBLE"}.get(
         dtype_name, dtype_name.upper())
+
+
+def shape_text(shape):
+    """A shape as msaccucmp's CSV writes it: `[2,3]`."""
+    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 class Reference:
@@ -175,7 +182,8 @@ class StepComparison:
             writer = csv.writer(handle)
             writer.writerow(COLUMNS)
             for row in self.rows:
-                writer.writerow([_cell(row[key]) for key in _ROW_KEYS])
+                writer.writerow([_cell(dumpdata.numpy_name(row[key]) if key in _DTYPE_KEYS else row[key])
+                                 for key in _ROW_KEYS])
         return path
 
     def plot(self, path):
@@ -207,8 +215,11 @@ class StepComparison:
 
 
 _ROW_KEYS = ("Index", "OpType", "NPUDump", "DataType_npu", "Address", "GroundTruth", "DataType_truth", "Address",
-             "TensorIndex", "Shape", "OverFlow", *metrics.ALGORITHMS, "CompareFailReason",
-             "LocalRelativeError", "LocalMaxAbsoluteError", "LocalOverFlow", "LocalThreshold", "SourceLine")
+             "TensorIndex", "Shape", *metrics.ALGORITHMS, "CompareFailReason",
+             "OverFlow", "LocalRelativeError", "LocalMaxAbsoluteError", "LocalOverFlow", "LocalThreshold", "SourceLine")
+
+
+_DTYPE_KEYS = ("DataType_npu", "DataType_truth")     # rows hold the dump's names, the CSV msaccucmp's
 
 
 def _number(value, default=-math.inf):
@@ -247,10 +258,11 @@ def compare_step(emulation, plan, step, step_graph, variables, record, reference
         npu_dtype = step_graph.dtypes[tensor.name]
         row = {"Index": index, "OpType": op.type, "NPUDump": op.name, "DataType_npu": _dt(npu_dtype),
                "Address": "NaN", "GroundTruth": op.name, "DataType_truth": _dt(tensor.dtype.base_dtype.name),
-               "TensorIndex": f"{op.name}:output:{tensor.value_index}", "Shape": str(list(np.shape(emulated))),
+               "TensorIndex": f"{op.name}:output:{tensor.value_index}", "Shape": shape_text(np.shape(emulated)),
                "OverFlow": "YES" if abnormal(emulated) else "NO", "overflow_origin": False, "LocalRelativeError": "",
                "LocalMaxAbsoluteError": "", "LocalOverFlow": "", "LocalThreshold": "",
-               "SourceLine": source_line(op)}
+               "SourceLine": source_line(op), "tensor": tensor.name, "inputs": [t.name for t in op.inputs],
+               "stats_npu": metrics.statistics(emulated), "stats_truth": metrics.statistics(golden[tensor.name])}
         with np.errstate(over="ignore", invalid="ignore"):
             scores = metrics.compare_arrays(emulated, golden[tensor.name])
         row["CompareFailReason"] = scores.pop("reason")
@@ -339,10 +351,12 @@ class CompareObserver(observers.RunObserver):
 
 
 def write_outputs(comparison, out_dir, plan_index=0, plot=True):
-    """The CSV (and plot) of one comparison in `out_dir`; returns the paths written."""
+    """The CSV, the `.vis` graph for tb-graph-ascend (vis.py) and the plot of one comparison in `out_dir`;
+    returns the paths written."""
     os.makedirs(out_dir, exist_ok=True)
     stem = f"compare_step{comparison.step}" if plan_index == 0 else f"compare_plan{plan_index}_step{comparison.step}"
-    paths = [comparison.write_csv(os.path.join(out_dir, stem + ".csv"))]
+    paths = [comparison.write_csv(os.path.join(out_dir, stem + ".csv")),
+             vis.write(comparison, os.path.join(out_dir, stem + ".vis"))]
     if plot:
         figure = comparison.plot(os.path.join(out_dir, stem + ".png"))
         if figure is not None:

@@ -111,6 +111,13 @@ def data_type_name(dtype):
     return _NUMPY_TO_DUMP[np.dtype(dtype)]
 
 
+def numpy_name(data_type_name):
+    """The numpy name of an OutputDataType name ("DT_FLOAT16" -> "float16"), as msaccucmp's CSV shows dtypes;
+    a name numpy has no dtype for comes back as it is."""
+    dtype = _DUMP_TO_NUMPY.get(DATA_TYPE.get(data_type_name))
+    return dtype.name if dtype is not None else data_type_name
+
+
 def fill(tensor, array, data_format="ND"):
     """Set an OpOutput / OpInput from `array`: data type, format, shape, little-endian bytes and their size."""
     array = np.asarray(array)

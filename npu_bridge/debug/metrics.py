@@ -97,6 +97,16 @@ def compare_arrays(my, golden):
     return result
 
 
+def statistics(array):
+    """Max, Min, Mean and Norm (L2) of a tensor, as msprobe's graph nodes show each input and output."""
+    values = as_float64(array)
+    if values.size == 0:
+        return {"Max": float("nan"), "Min": float("nan"), "Mean": float("nan"), "Norm": 0.0}
+    with np.errstate(invalid="ignore", over="ignore"):
+        return {"Max": float(values.max()), "Min": float(values.min()), "Mean": float(values.mean()),
+                "Norm": float(np.linalg.norm(values.ravel()))}
+
+
 def local_error(my, golden):
     """max |my - golden| / max |golden|: an op's own error at the scale of its output (inf when my is not finite)."""
     my, golden = as_float64(my), as_float64(golden)

@@ -17,7 +17,7 @@ from npu_bridge.debug import dumpdata
 MSACCUCMP = os.path.join(importlib.util.find_spec("msprobe").submodule_search_locations[0], "msaccucmp")
 sys.path.insert(0, MSACCUCMP)
 
-from dump_parse import big_dump_data  # noqa: E402  (msaccucmp's modules import each other from its folder)
+from dump_parse import big_dump_data  # msaccucmp's modules import each other from its folder
 
 _NUMBERS = ("size", "dump_time", "output_index")
 

@@ -2,6 +2,7 @@
 NPU's file layout; a file built here from the layout's rules reads; the Opdebug payload's bytes."""
 import json
 import os
+import pathlib
 import re
 import struct
 
@@ -79,7 +80,7 @@ def test_a_written_dump_has_the_npus_layout_and_reads_back(tmp_path):
         dumpdata.fill(message.output.add(), array)
     path = dumpdata.write(str(tmp_path / "Add.scope_op.3.1234567890123456"), message)
 
-    blob = open(path, "rb").read()
+    blob = pathlib.Path(path).read_bytes()
     (length,) = struct.unpack_from("<Q", blob)
     header = dumpdata.DumpData.FromString(blob[8:8 + length])
     assert [t.data for t in (*header.input, *header.output)] == [b""] * 4
