@@ -20,6 +20,12 @@ ALIASES = {
     "tensorflow.contrib": "npu_bridge.tf1compat.contrib",
 }
 
+# Stand-ins for modules of the Ascend cloud the ported scripts import, used only when the real module is not
+# importable (FallbackFinder).
+FALLBACKS = {
+    "moxing": "npu_bridge.tf1compat.moxing",
+}
+
 
 class _AliasLoader(importlib.abc.Loader):
     """Loads an aliased name as the module it stands for: one module object under both names, so state (a
@@ -55,10 +61,32 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module_name))
 
 
+class FallbackFinder(AliasFinder):
+    """An AliasFinder for modules that may really be installed: a name resolves to its stand-in only when no other
+    finder finds the real module, and a submodule only when its package is the stand-in (so `moxing.file` is the
+    stand-in's own file module, never a second copy loaded from its folder under the alias name)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        module_name = self.target(fullname)
+        if module_name is None:
+            return None
+        package, _, _ = fullname.rpartition(".")
+        if package:
+            if getattr(sys.modules.get(package), "__name__", None) != self.target(package):
+                return None
+        elif any(finder.find_spec(fullname, path) for finder in sys.meta_path
+                 if finder is not self and hasattr(finder, "find_spec")):
+            return None
+        return super().find_spec(fullname, path, target)
+
+
 _FINDER = AliasFinder(ALIASES)
+_FALLBACK_FINDER = FallbackFinder(FALLBACKS)
 
 
 def install():
-    """Make TF 1.15's module names importable in this process (idempotent)."""
+    """Make TF 1.15's module names, and the cloud stand-ins, importable in this process (idempotent)."""
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+    if _FALLBACK_FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FALLBACK_FINDER)

@@ -7,6 +7,8 @@ with the same error a session would raise. tf.estimator exists up to TensorFlow 
 constructing NPURunConfig raises EstimatorUnavailableError, while `npu_session_config` (the same parameter_map
 for a plain session) works everywhere.
 """
+import enum
+
 import tensorflow.compat.v1 as tf
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 
@@ -17,6 +19,17 @@ from npu_bridge.core.options import options_from_parameter_map
 from npu_bridge.estimator.npu.estimator_support import ESTIMATOR, require_estimator
 
 NPU_OPTIMIZER_NAME = "NpuOptimizer"
+
+
+class NpuExecutePlacement(enum.Enum):
+    """Where npu_scope.npu_variable_scope places the variables created inside it (HOST: in host memory, for
+    embedding tables too large for the device). On the CPU every placement is the same memory."""
+    ALL = "all"
+    CUBE = "cube"
+    VECTOR = "vector"
+    TAISHAN = "taishan"
+    DVPP = "dvpp"
+    HOST = "host"
 
 
 class DumpConfig:

@@ -16,9 +16,9 @@ With is_distributed=True the overflow decision is shared, as the real optimizer 
 a step is skipped on every rank when any rank overflowed.
 """
 import tensorflow.compat.v1 as tf
-from tensorflow.core.framework import attr_value_pb2
 
-from npu_bridge.core.contract import STATUS_ATTR
+from npu_bridge.emulated_ops import gen_npu_ops  # noqa: F401  (scripts import gen_npu_ops from this module)
+from npu_bridge.emulated_ops.float_status import overflow_flag
 from npu_bridge.hccl import hccl_ops
 from npu_bridge.hccl.rank import get_rank_size
 
@@ -37,10 +37,7 @@ def _scale_grad(grad, factor):
 
 def _float_status(grads):
     """The device's overflow status after computing `grads` (NPUGetFloatStatus): see the module docstring."""
-    with tf.control_dependencies([_values(grad) for grad in grads]):
-        status = tf.identity(tf.constant(False), name="npu_float_status")
-    status.op._set_attr(STATUS_ATTR, attr_value_pb2.AttrValue(b=True))
-    return status
+    return overflow_flag([_values(grad) for grad in grads], "npu_float_status")
 
 
 class NPULossScaleOptimizer(tf.train.Optimizer):

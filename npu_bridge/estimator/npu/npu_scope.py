@@ -8,6 +8,8 @@ import contextlib
 import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
 
+from npu_bridge.estimator.npu.npu_config import NpuExecutePlacement
+
 
 @contextlib.contextmanager
 def _attr_scope(attrs):
@@ -25,3 +27,11 @@ def without_npu_compile_scope():
     mix_compile_mode on they run in TensorFlow in their own dtypes, outside the NPU's precision rules; without it
     the tag is ignored, as on the NPU."""
     return _attr_scope({"_without_npu_compile": attr_value_pb2.AttrValue(b=True)})
+
+
+def npu_variable_scope(placement=NpuExecutePlacement.ALL):
+    """Ops created inside carry _variable_placement=<placement> (host: variables kept in host memory); a CPU has
+    one memory, so the tag changes nothing here but is there for the graph's readers, as on the NPU."""
+    if not isinstance(placement, NpuExecutePlacement):
+        raise ValueError(f"npu_variable_scope: placement must be an NpuExecutePlacement member, got {placement!r}")
+    return _attr_scope({"_variable_placement": attr_value_pb2.AttrValue(s=placement.value.encode())})

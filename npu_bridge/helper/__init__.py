@@ -1,0 +1,1 @@
+"""npu_bridge.helper: `helper.get_gen_ops()`, the adapter's generated op module."""

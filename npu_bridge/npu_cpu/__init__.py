@@ -1,0 +1,1 @@
+"""npu_bridge.npu_cpu: the adapter's AI CPU ops."""

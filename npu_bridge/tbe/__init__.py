@@ -1,0 +1,1 @@
+"""npu_bridge.tbe: the adapter's TBE vector and cube op wrappers."""
