@@ -11,8 +11,17 @@ import sys
 
 from google.protobuf import json_format
 
-from npu_bridge.debug import dumpdata
 
+def _load_dumpdata():
+    """npu_bridge's DumpData schema, loaded from its file: importing the package would start TensorFlow."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    spec = importlib.util.spec_from_file_location("dumpdata", os.path.join(root, "npu_bridge", "debug", "dumpdata.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+dumpdata = _load_dumpdata()
 # Found, not imported: importing msprobe replaces sys.modules["tensorflow"] with TensorBoard's stub.
 MSACCUCMP = os.path.join(importlib.util.find_spec("msprobe").submodule_search_locations[0], "msaccucmp")
 sys.path.insert(0, MSACCUCMP)
