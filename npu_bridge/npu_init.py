@@ -17,7 +17,7 @@ from npu_bridge.estimator import npu_ops
 from npu_bridge.estimator.npu import keras_to_npu, npu_plugin, npu_rnn, npu_scope, npu_strategy, util
 from npu_bridge.estimator.npu.npu_plugin import npu_close
 from npu_bridge.estimator.npu_unary_ops import npu_unary_ops
-from npu_bridge.estimator.npu.estimator_support import require_estimator as _require_estimator
+from npu_bridge.estimator.npu.estimator_support import ESTIMATOR as _ESTIMATOR
 from npu_bridge.estimator.npu.npu_callbacks import NPUBroadcastGlobalVariablesCallback
 from npu_bridge.estimator.npu.npu_callbacks import keras_v1 as _keras_v1
 from npu_bridge.estimator.npu.npu_config import DumpConfig, DynamicInputConfig, NPURunConfig, ProfilingConfig
@@ -96,9 +96,8 @@ def npu_session_config_init(session_config=None):
 
 def npu_run_config_init(run_config=None):
     """Put the NpuOptimizer entry into an Estimator RunConfig's session_config (a new RunConfig if None)."""
-    estimator = _require_estimator("npu_run_config_init")
-    if not isinstance(run_config, estimator.RunConfig):
-        run_config = estimator.RunConfig()
+    if not isinstance(run_config, _ESTIMATOR.RunConfig):
+        run_config = _ESTIMATOR.RunConfig()
     run_config.__dict__["_session_config"] = npu_config_proto(run_config.session_config)
     return run_config
 

@@ -1,20 +1,14 @@
 """Estimator training in the style of the adapter's mnist_with_estimator.py sample.
 
 NPURunConfig with precision_mode and iterations_per_loop, NPUEstimator, NPUEstimatorSpec from the model_fn,
-NPUDistributedOptimizer, npu_hooks_append. tf.estimator exists up to TensorFlow 2.15: on a newer TensorFlow
-the script says so and exits 0.
+NPUDistributedOptimizer, npu_hooks_append. Runs on every supported TensorFlow: on 2.16 and later, which removed
+tf.estimator, npu-run provides npu_bridge's own.
 """
-import sys
 import tempfile
 
 import numpy as np
 import tensorflow as tf
 from npu_bridge.npu_init import *
-
-if not hasattr(tf, "estimator"):
-    print(f"skip: tf.estimator was removed in TensorFlow 2.16 (this is {tf.__version__}); "
-          "Estimator scripts need TensorFlow 2.15")
-    sys.exit(0)
 
 
 def input_fn():

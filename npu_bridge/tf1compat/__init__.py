@@ -14,6 +14,8 @@ import importlib.abc
 import importlib.util
 import sys
 
+from npu_bridge.tf1compat import estimator_paths
+
 # The module name a TF 1.15 script imports -> the module that provides it here. A key covers its submodules too:
 # `tensorflow.contrib.layers` resolves to `npu_bridge.tf1compat.contrib.layers`.
 ALIASES = {
@@ -90,3 +92,4 @@ def install():
         sys.meta_path.insert(0, _FINDER)
     if _FALLBACK_FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FALLBACK_FINDER)
+    estimator_paths.install(ALIASES)

@@ -12,7 +12,6 @@ import tensorflow as tf
 import npu_bridge
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.npu_init import init_resource, npu_config_proto, set_keras_session_npu_config
-from npu_bridge.estimator.npu.estimator_support import ESTIMATOR, EstimatorUnavailableError
 
 from .conftest import ported_config
 
@@ -64,7 +63,6 @@ def test_errors_through_npu_init_helpers_and_monitored_sessions(graph):
             open_session()
 
 
-@pytest.mark.skipif(ESTIMATOR is None, reason="tf.estimator exists up to TensorFlow 2.15")
 @pytest.mark.parametrize("arguments, message", [
     (dict(precision_mode="allow_mix_precison"), r"precision_mode value 'allow_mix_precison'"),
     (dict(precision_mode="allow_mix_precision", modify_mixlist="/nonexistent/mixlist.json"),
@@ -77,14 +75,6 @@ def test_npu_run_config_raises_when_constructed(tmp_path, arguments, message):
     with pytest.raises((NpuConfigError, ValueError), match=message) as caught:
         NPURunConfig(model_dir=str(tmp_path), **arguments)
     assert not _package_frames(caught.value)
-
-
-@pytest.mark.skipif(ESTIMATOR is not None, reason="TensorFlow 2.15 has tf.estimator")
-def test_npu_run_config_names_the_tensorflow_version_with_estimator():
-    from npu_bridge.npu_init import NPURunConfig
-
-    with pytest.raises(EstimatorUnavailableError, match=r"2\.15"):
-        NPURunConfig(precision_mode="allow_mix_precision")
 
 
 def _launch(tmp_path, source):

@@ -1,4 +1,4 @@
-"""Estimator sessions (TensorFlow 2.15): NPUEstimator and a plain Estimator given npu_run_config_init run every
+"""Estimator sessions (TensorFlow's Estimator up to 2.15, npu_bridge's after): NPUEstimator and a plain Estimator given npu_run_config_init run every
 session on the emulated NPU; an Estimator without the NpuOptimizer stays plain; checkpoints stay float32."""
 import numpy as np
 import pytest
@@ -8,8 +8,6 @@ from npu_bridge.estimator.npu.estimator_support import ESTIMATOR
 from npu_bridge.runtime import last_report
 
 from .conftest import fp16_matmul, is_emulated
-
-pytestmark = pytest.mark.skipif(ESTIMATOR is None, reason="tf.estimator exists up to TensorFlow 2.15")
 
 X = np.full((4, 3), 1 / 3, np.float32)
 W = np.array([[0.1], [1 / 3], [0.7]], np.float32)

@@ -1,10 +1,10 @@
-"""NPUEstimator / NPUEstimatorSpec on TensorFlow 2.15 (the last release with tf.estimator)."""
+"""NPUEstimator / NPUEstimatorSpec: on TensorFlow's Estimator up to 2.15, on npu_bridge's own after."""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.skipif(not hasattr(tf.compat.v1, "estimator"),
-                                reason="tf.estimator exists up to TensorFlow 2.15")
+from npu_bridge.estimator.npu.estimator_support import ESTIMATOR
+from npu_bridge.tf1compat.estimator_paths import tensorflow_has_estimator
 
 v1 = tf.compat.v1
 
@@ -19,7 +19,8 @@ def _input_fn():
 def _model_fn(features, labels, mode):
     from npu_bridge.estimator.npu.npu_estimator import NPUEstimatorSpec
 
-    prediction = v1.layers.dense(features["x"], 1)
+    kernel = v1.get_variable("kernel", [3, 1], initializer=v1.zeros_initializer())
+    prediction = tf.matmul(features["x"], kernel)
     loss = v1.losses.mean_squared_error(labels, prediction)
     train_op = v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=v1.train.get_global_step())
     return NPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op, predictions={"y": prediction})
@@ -62,15 +63,15 @@ def test_npu_estimator_requires_an_npu_run_config():
     from npu_bridge.estimator.npu.npu_estimator import NPUEstimator
 
     with pytest.raises(ValueError, match="config must be an NPURunConfig"):
-        NPUEstimator(model_fn=_model_fn, config=v1.estimator.RunConfig())
+        NPUEstimator(model_fn=_model_fn, config=ESTIMATOR.RunConfig())
 
 
 def test_npu_estimator_spec_is_an_estimator_spec():
     from npu_bridge.estimator.npu.npu_estimator import NPUEstimatorSpec
 
     with tf.Graph().as_default():
-        spec = NPUEstimatorSpec(mode=v1.estimator.ModeKeys.PREDICT, predictions={"y": tf.constant(1.0)})
-    assert isinstance(spec, v1.estimator.EstimatorSpec)
+        spec = NPUEstimatorSpec(mode=ESTIMATOR.ModeKeys.PREDICT, predictions={"y": tf.constant(1.0)})
+    assert isinstance(spec, ESTIMATOR.EstimatorSpec)
 
 
 def test_host_call_runs_on_every_training_step(tmp_path):
@@ -94,7 +95,7 @@ def test_host_call_runs_on_every_training_step(tmp_path):
     assert estimator.get_variable_value("global_step") == 6
     assert estimator.get_variable_value("host_seen") == 6.0
     with pytest.raises(ValueError, match="host_call must be"):
-        NPUEstimatorSpec(mode=tf.estimator.ModeKeys.TRAIN, loss=tf.constant(1.0), train_op=tf.no_op(),
+        NPUEstimatorSpec(mode=ESTIMATOR.ModeKeys.TRAIN, loss=tf.constant(1.0), train_op=tf.no_op(),
                          host_call=lambda: None)
 
 
@@ -131,6 +132,7 @@ def test_host_call_summaries_are_written(tmp_path):
     assert len(losses) == 4
 
 
+@pytest.mark.skipif(not tensorflow_has_estimator(), reason="Keras has model_to_estimator up to TensorFlow 2.15")
 def test_model_to_npu_estimator_trains_a_keras_model_from_its_own_weights(tmp_path):
     from npu_bridge.estimator.npu.keras_to_npu import model_to_npu_estimator
     from npu_bridge.estimator.npu.npu_config import NPURunConfig
@@ -168,7 +170,7 @@ def test_evaluate_returns_what_the_plain_estimator_returns(tmp_path):
 
     npu = NPUEstimator(model_fn=_model_fn, config=NPURunConfig(model_dir=str(tmp_path / "npu"),
                                                                log_step_count_steps=None))
-    plain = v1.estimator.Estimator(model_fn=_model_fn, model_dir=str(tmp_path / "plain"))
+    plain = ESTIMATOR.Estimator(model_fn=_model_fn, model_dir=str(tmp_path / "plain"))
     results = []
     for estimator in (npu, plain):
         estimator.train(_input_fn, steps=3)

@@ -9,8 +9,8 @@ from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
 from npu_bridge import npu_init
 from npu_bridge.core.errors import NpuConfigError
-
-HAS_ESTIMATOR = hasattr(tf.compat.v1, "estimator")
+from npu_bridge.estimator.npu.estimator_support import ESTIMATOR
+from npu_bridge.tf1compat.estimator_paths import tensorflow_has_estimator
 
 EXPORTED = """NPURunConfig ProfilingConfig DumpConfig NPUEstimator NPUEstimatorSpec NPUBroadcastGlobalVariablesHook
     NPUDistributedOptimizer npu_distributed_optimizer_wrapper NPUOptimizer NPULossScaleOptimizer
@@ -203,22 +203,19 @@ def test_set_keras_session_npu_config_makes_keras_use_an_npu_session():
         sess.close()
 
 
-@pytest.mark.skipif(not HAS_ESTIMATOR, reason="tf.estimator exists up to TensorFlow 2.15")
 def test_npu_run_config_init_adds_the_entry_to_a_run_config():
-    run_config = npu_init.npu_run_config_init(tf.compat.v1.estimator.RunConfig(model_dir="/tmp/x"))
+    run_config = npu_init.npu_run_config_init(ESTIMATOR.RunConfig(model_dir="/tmp/x"))
     assert run_config.model_dir == "/tmp/x"
     assert _npu_entry(run_config.session_config).parameter_map["use_off_line"].b
     assert _npu_entry(npu_init.npu_run_config_init().session_config)
 
 
-@pytest.mark.skipif(HAS_ESTIMATOR, reason="only TensorFlow >= 2.16 lacks tf.estimator")
-def test_estimator_helpers_name_tf_215_on_newer_tensorflow():
-    from npu_bridge.estimator.npu.estimator_support import EstimatorUnavailableError
-
-    for call in (npu_init.npu_run_config_init, lambda: npu_init.NPURunConfig(),
-                 lambda: npu_init.NPUEstimator(model_fn=None), lambda: npu_init.NPUEstimatorSpec("train")):
-        with pytest.raises(EstimatorUnavailableError, match="TensorFlow 2.15 is the last version with tf.estimator"):
-            call()
+def test_estimator_helpers_build_on_the_estimator_of_this_tensorflow():
+    """TensorFlow's own Estimator up to 2.15, npu_bridge's on later TensorFlow, which removed tf.estimator."""
+    assert isinstance(npu_init.NPURunConfig(), ESTIMATOR.RunConfig)
+    assert issubclass(npu_init.NPUEstimator, ESTIMATOR.Estimator)
+    expected = "tensorflow_estimator" if tensorflow_has_estimator() else "npu_bridge.tf1compat.estimator"
+    assert ESTIMATOR.Estimator.__module__.startswith(expected)
 
 
 @pytest.mark.parametrize("module, symbols", [

@@ -181,13 +181,12 @@ def test_dump_path_that_is_not_a_writable_directory_fails_at_session_creation(gr
             v1.Session(config=npu_config(enable_dump=True, dump_path=str(locked)))
 
 
-@pytest.mark.skipif(not hasattr(v1, "estimator"), reason="tf.estimator exists up to TensorFlow 2.15")
 def test_dump_config_in_npu_run_config_dumps_estimator_training(tmp_path):
     from npu_bridge.estimator.npu.npu_config import NPURunConfig
     from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
 
     def model_fn(features, labels, mode):
-        prediction = v1.layers.dense(features["x"], 1)
+        prediction = tf.matmul(features["x"], v1.get_variable("kernel", [3, 1]), name="dense/MatMul")
         loss = v1.losses.mean_squared_error(labels, prediction)
         train_op = v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=v1.train.get_global_step())
         return NPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)

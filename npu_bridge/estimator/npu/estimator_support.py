@@ -1,18 +1,10 @@
-"""Where tf.estimator lives, if anywhere: TensorFlow 2.15 is the last release that ships it."""
+"""Where tf.estimator lives: TensorFlow's own up to 2.15 (the last release that ships it); on later TensorFlow
+npu_bridge's (npu_bridge.tf1compat.estimator), so NPUEstimator, NPURunConfig and the Estimator helpers work on
+every supported TensorFlow."""
+import importlib
+
 import tensorflow.compat.v1 as tf
 
-ESTIMATOR = getattr(tf, "estimator", None)
+from npu_bridge.tf1compat.estimator_paths import ESTIMATOR_PACKAGE, tensorflow_has_estimator
 
-
-class EstimatorUnavailableError(ImportError):
-    """Raised by the Estimator-only API on a TensorFlow without tf.estimator."""
-
-
-def require_estimator(what):
-    """tf.compat.v1.estimator, or a clear error naming TF 2.15 as the last release that has it."""
-    if ESTIMATOR is None:
-        raise EstimatorUnavailableError(
-            f"{what} needs tf.estimator, which TensorFlow removed in 2.16 (this is TensorFlow {tf.__version__}). "
-            "TensorFlow 2.15 is the last version with tf.estimator: run Estimator scripts in an environment with "
-            "tensorflow==2.15.*, or port them to sess.run training with npu_config_proto().")
-    return ESTIMATOR
+ESTIMATOR = tf.estimator if tensorflow_has_estimator() else importlib.import_module(ESTIMATOR_PACKAGE)

@@ -3,9 +3,8 @@
 NPURunConfig is a tf.estimator.RunConfig whose session_config carries the NpuOptimizer custom optimizer with
 every NPU argument written into its parameter_map, so an Estimator's sessions get the same emulation as a
 hand-configured tf.Session. The parameter_map is validated by npu_bridge.core.options, so a bad value fails here
-with the same error a session would raise. tf.estimator exists up to TensorFlow 2.15; on later versions
-constructing NPURunConfig raises EstimatorUnavailableError, while `npu_session_config` (the same parameter_map
-for a plain session) works everywhere.
+with the same error a session would raise. It is TensorFlow's RunConfig up to 2.15 and npu_bridge's
+(npu_bridge.tf1compat.estimator) on later TensorFlow, which removed tf.estimator.
 """
 import enum
 
@@ -16,7 +15,7 @@ from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.options import options_from_parameter_map
-from npu_bridge.estimator.npu.estimator_support import ESTIMATOR, require_estimator
+from npu_bridge.estimator.npu.estimator_support import ESTIMATOR
 
 NPU_OPTIMIZER_NAME = "NpuOptimizer"
 
@@ -162,7 +161,7 @@ def _check_run_config_args(iterations_per_loop, mix_compile_mode, jit_compile, g
         raise ValueError(f'"horovod_mode" type must be bool, got {type(horovod_mode).__name__}')
 
 
-class NPURunConfig(ESTIMATOR.RunConfig if ESTIMATOR is not None else object):
+class NPURunConfig(ESTIMATOR.RunConfig):
     """RunConfig carrying the NpuOptimizer options; arguments keep the real adapter's names and defaults.
 
     Arguments not listed explicitly but known to the adapter (e.g. op_debug_config, hccl_timeout) may be passed
@@ -188,7 +187,6 @@ class NPURunConfig(ESTIMATOR.RunConfig if ESTIMATOR is not None else object):
                  session_device_id=None, modify_mixlist=None, op_precision_mode=None, soc_config=None,
                  customize_dtypes=None, precision_mode_v2=None, deterministic=0, jit_compile="auto",
                  **adapter_options):
-        require_estimator("NPURunConfig")
         _check_run_config_args(iterations_per_loop, mix_compile_mode, jit_compile, graph_run_mode, dump_config,
                                profiling_config, horovod_mode)
         if dynamic_input_config is not None and not isinstance(dynamic_input_config, DynamicInputConfig):

@@ -1,9 +1,9 @@
-"""NPUEstimator and NPUEstimatorSpec (TensorFlow <= 2.15, the last release with tf.estimator).
+"""NPUEstimator and NPUEstimatorSpec, on TensorFlow's Estimator up to 2.15 and on npu_bridge's own after.
 
 NPUEstimator is a tf.estimator.Estimator that insists on an NPURunConfig (whose session_config carries the
 NpuOptimizer options, so every session the Estimator opens is emulated) and converts NPUEstimatorSpec results
 of the model_fn. With iterations_per_loop > 1 the training op becomes an IterationOp, so one session run
-executes that many steps, as on the NPU. On later TensorFlow both raise EstimatorUnavailableError.
+executes that many steps, as on the NPU.
 """
 import inspect
 
@@ -11,12 +11,12 @@ import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
 from tensorflow.python.ops import summary_ops_v2
 
-from npu_bridge.estimator.npu.estimator_support import ESTIMATOR, require_estimator
+from npu_bridge.estimator.npu.estimator_support import ESTIMATOR
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
 from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
 
 
-class NPUEstimatorSpec(ESTIMATOR.EstimatorSpec if ESTIMATOR is not None else object):
+class NPUEstimatorSpec(ESTIMATOR.EstimatorSpec):
     """EstimatorSpec returned by NPU model_fns: tf.estimator.EstimatorSpec's fields plus `host_call`.
 
     host_call: (fn, tensors) as in TPUEstimatorSpec: on the NPU fn runs on the host with the step's `tensors` (a list,
@@ -27,7 +27,6 @@ class NPUEstimatorSpec(ESTIMATOR.EstimatorSpec if ESTIMATOR is not None else obj
     def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None, export_outputs=None,
                 training_chief_hooks=None, training_hooks=None, scaffold=None, evaluation_hooks=None,
                 prediction_hooks=None, host_call=None):
-        require_estimator("NPUEstimatorSpec")
         if host_call is not None and not (isinstance(host_call, (tuple, list)) and len(host_call) == 2 and
                                           callable(host_call[0]) and isinstance(host_call[1], (list, tuple, dict))):
             raise ValueError(f"NPUEstimatorSpec: host_call must be (fn, list or dict of tensors), got {host_call!r}")
@@ -73,12 +72,11 @@ def _loop_train_op(spec, iterations_per_loop):
     return spec._replace(train_op=iteration_op)
 
 
-class NPUEstimator(ESTIMATOR.Estimator if ESTIMATOR is not None else object):
+class NPUEstimator(ESTIMATOR.Estimator):
     """tf.estimator.Estimator whose sessions run on the emulated NPU; `config` must be an NPURunConfig."""
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None, job_start_file="",
                  warm_start_from=None):
-        require_estimator("NPUEstimator")
         if not isinstance(config, NPURunConfig):
             raise ValueError(f"NPUEstimator: config must be an NPURunConfig, got {type(config).__name__}")
         iterations_per_loop = config.iterations_per_loop
