@@ -7,6 +7,10 @@ Scripts doing their own loss scaling read the register after the gradients, as t
         local = npu_get_float_status(status)
     finite = tf.reduce_all(tf.equal(0.0, local))
 
+Older scripts compare the buffer itself with the cleared status, `tf.equal(status, cleared)`, relying on
+NpuGetFloatStatus writing the status into the buffer in place: the buffer is therefore a (non-saved,
+self-initialising) variable that npu_get_float_status assigns, and the comparison reads it after the write.
+
 The reading is the same node NPULossScaleOptimizer uses (an Identity carrying contract.STATUS_ATTR): the
 precision pass wires it to the overflow flags of every float16 result the reading depends on, through its data
 and control inputs (core/precision/saturation.py), so a float16 overflow in saturation mode (the first-generation
@@ -29,16 +33,24 @@ def overflow_flag(inputs, name):
 
 
 def npu_alloc_float_status(name=None):
-    """A float32 [1] buffer for the status, zero."""
-    return tf.zeros([1], tf.float32, name=name or "NpuAllocFloatStatus")
+    """A float32 [1] buffer for the status, zero: the reference of a variable in no collection (never saved,
+    initialised by its first write), so that npu_get_float_status can write into it as the NPU does."""
+    with tf.name_scope(name, "NpuAllocFloatStatus"):
+        buffer = tf.Variable(tf.zeros([1], tf.float32), trainable=False, collections=[], use_resource=False,
+                             name="float_status")
+    return buffer._ref()
 
 
 def npu_get_float_status(input_float, name=None):
-    """The status after everything this op depends on: float32 shaped like `input_float`, 1 on overflow, else 0."""
+    """The status after everything this op depends on: float32 shaped like `input_float`, 1 on overflow, else 0;
+    written into the buffer too when `input_float` is npu_alloc_float_status's."""
     with tf.name_scope(name, "NpuGetFloatStatus", [input_float]) as scope:
-        buffer = tf.convert_to_tensor(input_float, tf.float32, name="input_float")
-        flag = overflow_flag([buffer], "overflow")
-        return tf.identity(tf.zeros_like(buffer) + tf.cast(flag, tf.float32), name=scope)
+        shape = tf.shape(input_float)
+        flag = overflow_flag([shape], "overflow")
+        status = tf.fill(shape, tf.cast(flag, tf.float32))
+        if getattr(input_float, "dtype", tf.float32)._is_ref_dtype:
+            return tf.assign(input_float, status, name=scope)
+        return tf.identity(status, name=scope)
 
 
 def npu_clear_float_status(float_status, name=None):

@@ -47,6 +47,16 @@ def _v1_status(grads, fetched):
         return tf.reduce_all(tf.equal(0.0, local))
 
 
+def _in_place_status(grads, fetched):
+    """The older form: the buffer itself is compared with the cleared status (AvatarGAN's port)."""
+    status = gen_npu_ops.npu_alloc_float_status()
+    with tf.control_dependencies(grads):
+        local = gen_npu_ops.npu_get_float_status(status)
+        cleared = gen_npu_ops.npu_clear_float_status(local)
+    fetched.update(local=local, cleared=cleared)
+    return tf.reduce_all(tf.equal(status, cleared))
+
+
 def _v2_status(grads, fetched):
     with tf.control_dependencies(grads):
         local = gen_npu_ops.npu_get_float_status_v2()
@@ -57,7 +67,7 @@ def _v2_status(grads, fetched):
         return tf.reduce_all(tf.equal(0, local))
 
 
-@pytest.mark.parametrize("reader", [_v1_status, _v2_status], ids=["v1", "v2"])
+@pytest.mark.parametrize("reader", [_v1_status, _in_place_status, _v2_status], ids=["v1", "in_place", "v2"])
 def test_an_overflow_raises_the_status_and_the_step_is_skipped(reader):
     fetched = {}
     x, w, scale, step, train = _manual_loss_scaling(lambda grads: reader(grads, fetched))
