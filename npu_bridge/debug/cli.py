@@ -27,7 +27,7 @@ def _run_convert(args):
     try:
         result = convert_module.convert(args.dump, args.output)
     except FileNotFoundError as error:
-        print(error, file=sys.stderr)
+        print(f"npu-debug convert: -d {error}", file=sys.stderr)
         return 2
     for path, why in result.skipped:
         print(f"skipped {path}: {why}", file=sys.stderr)

@@ -47,14 +47,25 @@ def add_compare_arguments(parser):
                         help="steps to compare, in dump_step's format '0|5|10-20' (default 0); a step is one run "
                              "of a fetch signature (one loop iteration with iterations_per_loop), counted from 0")
     parser.add_argument("--output", "-out", default="npu_debug_compare", metavar="DIR",
-                        help="folder for compare_step<N>.csv (and .png with matplotlib)")
+                        help="folder for compare_step<N>.csv, compare_step<N>.vis (tb-graph-ascend) and .png "
+                             "(with matplotlib)")
     parser.add_argument("--no-plot", action="store_true", help="write no plot even when matplotlib is installed")
     parser.add_argument("--run-to-end", action="store_true",
                         help="let the script finish (by default it is stopped after the last compared step)")
-    add_script_arguments(parser)
+    parser.add_argument("-m", "--my-dump", metavar="DUMP",
+                        help="instead of running a script, compare two dumps as msaccucmp does: the dump to check "
+                             "(an NPU's or the emulation's; a file or folder, the NPU's layout or npu_bridge's older "
+                             "one)")
+    parser.add_argument("-g", "--golden-dump", metavar="DUMP",
+                        help="with -m: the reference dump, matched by op name (e.g. the script dumped with "
+                             "precision_mode must_keep_origin_dtype: float32)")
+    parser.add_argument("script", nargs="?", help="the training or inference script, run unmodified")
+    parser.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
 
 
 def run_compare(args):
+    if args.my_dump or args.golden_dump or args.script is None:
+        return run_dump_compare(args)
     try:
         steps = parse_steps(args.steps)
     except NpuConfigError as error:
@@ -79,6 +90,28 @@ def run_compare(args):
         return 2
     print(f"npu-debug compare: {no_steps_message(observer, args.script, sorted(steps))}", file=sys.stderr)
     return 1 if code in (0, None) else code
+
+
+def run_dump_compare(args):
+    """`npu-debug compare -m MY_DUMP -g GOLDEN_DUMP`: the CSV and .vis of two dumps (dumpcompare.py)."""
+    from npu_bridge.debug.dumpcompare import compare_dumps
+
+    if not (args.my_dump and args.golden_dump) or args.script is not None:
+        print("npu-debug compare: give a script to run and compare with float32, or two dumps as -m MY_DUMP "
+              "-g GOLDEN_DUMP (not both)", file=sys.stderr)
+        return 2
+    try:
+        comparison, skipped = compare_dumps(args.my_dump, args.golden_dump)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"npu-debug compare: {error}", file=sys.stderr)
+        return 2
+    for op_name, why in skipped:
+        print(f"npu-debug compare: {op_name} not compared: {why}", file=sys.stderr)
+    paths = write_outputs(comparison, args.output, plot=not args.no_plot)
+    print(f"{len(comparison.rows)} tensors of {args.my_dump} compared with {args.golden_dump}")
+    print(comparison.summary().split("\n", 1)[-1])
+    print(f"    written: {', '.join(paths)}")
+    return 0 if comparison.rows else 1
 
 
 def seed_everything(seed):

@@ -66,7 +66,7 @@ def dump_files(path):
     if os.path.isfile(path):
         return [path]
     if not os.path.isdir(path):
-        raise FileNotFoundError(f"npu-debug convert: -d {path}: no such dump file or folder")
+        raise FileNotFoundError(f"{path}: no such dump file or folder")
     return sorted(os.path.join(root, name) for root, _, names in os.walk(path) for name in names)
 
 

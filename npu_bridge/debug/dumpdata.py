@@ -87,6 +87,7 @@ DumpData = _CLASSES["DumpData"]
 OpOutput = _CLASSES["OpOutput"]
 OpInput = _CLASSES["OpInput"]
 DATA_TYPE = dict(DATA_TYPES)
+DATA_TYPE_NAMES = {number: name for name, number in DATA_TYPES}
 FORMAT = dict(FORMATS)
 FORMAT_NAMES = {number: name[len("FORMAT_"):] for name, number in FORMATS}
 

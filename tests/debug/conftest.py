@@ -2,6 +2,7 @@
 import glob
 import os
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -9,6 +10,8 @@ import npu_bridge  # noqa: F401  (activates the emulation and registers the debu
 from npu_bridge.debug import dumpdata
 from npu_bridge.runtime import observers
 from npu_test_support import npu_config as support_config, observe  # noqa: F401  (observe: a fixture)
+
+v1 = tf.compat.v1
 
 
 def npu_config(**parameters):
@@ -56,3 +59,20 @@ def inner_values(observe):
 def graph():
     with tf.Graph().as_default() as g:
         yield g
+
+
+def dump_small_model(folder, **options):
+    """A scoped two-layer network with a scalar output, one step, dumped (inputs and outputs) into `folder`."""
+    with tf.Graph().as_default():
+        rng = np.random.RandomState(0)
+        x = v1.placeholder(tf.float32, [4, 8], name="x")
+        with tf.name_scope("block1"):
+            hidden = tf.nn.relu(tf.matmul(x, tf.constant(rng.randn(8, 8).astype(np.float32))), name="act")
+        with tf.name_scope("block2"):
+            out = tf.exp(tf.matmul(hidden, tf.constant(rng.randn(8, 8).astype(np.float32))) * 0.1, name="e")
+        total = tf.reduce_sum(out, name="total")
+        config = support_config(use_off_line=True, dump_path=str(folder), dump_mode="all", **options)
+        with v1.Session(config=config) as sess:
+            sess.run(total, {x: rng.randn(4, 8).astype(np.float32)})
+    (step,) = glob.glob(os.path.join(folder, "*", "*", "*", "*", "0"))
+    return step

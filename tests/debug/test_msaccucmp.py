@@ -17,6 +17,8 @@ from npu_bridge.debug.compare import COLUMNS
 from npu_bridge.debug.convert import convert
 from npu_test_support import npu_config
 
+from .conftest import dump_small_model
+
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("msprobe") is None,
                                 reason="mindstudio-probe (msaccucmp) is not installed")
 npu_bridge.runtime.activate()
@@ -31,30 +33,13 @@ def msaccucmp(*args, cwd):
     return done.stdout
 
 
-def run_model(folder, **options):
-    """A scoped two-layer network with a scalar output, one step, dumped (inputs and outputs) into `folder`."""
-    with tf.Graph().as_default():
-        rng = np.random.RandomState(0)
-        x = v1.placeholder(tf.float32, [4, 8], name="x")
-        with tf.name_scope("block1"):
-            hidden = tf.nn.relu(tf.matmul(x, tf.constant(rng.randn(8, 8).astype(np.float32))), name="act")
-        with tf.name_scope("block2"):
-            out = tf.exp(tf.matmul(hidden, tf.constant(rng.randn(8, 8).astype(np.float32))) * 0.1, name="e")
-        total = tf.reduce_sum(out, name="total")
-        config = npu_config(use_off_line=True, dump_path=str(folder), dump_mode="all", **options)
-        with v1.Session(config=config) as sess:
-            sess.run(total, {x: rng.randn(4, 8).astype(np.float32)})
-    (step,) = glob.glob(os.path.join(folder, "*", "*", "*", "*", "0"))
-    return step
-
-
 @pytest.fixture(scope="module")
 def dumps(tmp_path_factory):
     root = tmp_path_factory.mktemp("dumps")
     os.makedirs(root / "mixed")
     os.makedirs(root / "fp32")
-    mixed = run_model(root / "mixed", enable_dump=True, precision_mode_v2="mixed_float16")
-    fp32 = run_model(root / "fp32", enable_dump=True, precision_mode="must_keep_origin_dtype")
+    mixed = dump_small_model(root / "mixed", enable_dump=True, precision_mode_v2="mixed_float16")
+    fp32 = dump_small_model(root / "fp32", enable_dump=True, precision_mode="must_keep_origin_dtype")
     return root, mixed, fp32
 
 
