@@ -22,6 +22,9 @@ setup(
         "tensorflow>=2.15",
         # tf.compat.v1.layers and rnn_cell need the Keras 2 package on TF >= 2.16 (bundled in 2.15).
         "tf_keras>=2.15",
+        # tf.contrib.slim / layers / framework under npu-run: tf-slim is Google's extraction of TF 1.15's contrib
+        # code (the same variable names and defaults), which npu_bridge.tf1compat.contrib re-exports.
+        "tf-slim>=1.1",
         "numpy",
         "protobuf",
         "ml_dtypes",

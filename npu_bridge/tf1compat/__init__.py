@@ -17,9 +17,22 @@ import sys
 from npu_bridge.tf1compat import estimator_paths
 
 # The module name a TF 1.15 script imports -> the module that provides it here. A key covers its submodules too:
-# `tensorflow.contrib.layers` resolves to `npu_bridge.tf1compat.contrib.layers`.
+# `tensorflow.contrib.layers` resolves to `npu_bridge.tf1compat.contrib.layers`; the longest matching key wins.
 ALIASES = {
     "tensorflow.contrib": "npu_bridge.tf1compat.contrib",
+    # contrib's deep TF 1.15 paths, each to the module that provides it whole (tf-slim's are TF 1.15's files)
+    "tensorflow.contrib.layers.python.layers": "tf_slim.layers",
+    "tensorflow.contrib.slim.python.slim": "tf_slim",
+    "tensorflow.contrib.slim.nets": "tf_slim.nets",
+    "tensorflow.contrib.training.python.training.hparam": "npu_bridge.tf1compat.contrib.training.hparam",
+    "tensorflow.contrib.training.python.training": "tf_slim.training",
+    "tensorflow.contrib.tpu.python.tpu.tpu_function": "tensorflow.python.tpu.tpu_function",
+    "tensorflow.contrib.tpu.python.tpu.tpu_config": "npu_bridge.tf1compat.contrib.tpu",
+    "tensorflow.contrib.tpu.python.tpu.tpu_estimator": "npu_bridge.tf1compat.contrib.tpu",
+    "tensorflow.contrib.tpu.python.ops.tpu_ops": "tensorflow.python.tpu.ops.tpu_ops",
+    "tensorflow.contrib.image.python.ops": "npu_bridge.tf1compat.contrib.image",
+    # tf-slim's layers import TF's legacy layers from here; tf_keras ships them one level down
+    "tf_keras.legacy_tf_layers": "tf_keras.src.legacy_tf_layers",
 }
 
 # Stand-ins for modules of the Ascend cloud the ported scripts import, used only when the real module is not
@@ -35,12 +48,17 @@ class _AliasLoader(importlib.abc.Loader):
 
     def __init__(self, target):
         self._target = target
+        self._target_spec = None
 
     def create_module(self, spec):
-        return importlib.import_module(self._target)
+        module = importlib.import_module(self._target)
+        self._target_spec = module.__spec__
+        return module
 
     def exec_module(self, module):
-        """Nothing to run: create_module returned the target module, already executed."""
+        """Nothing to run: create_module returned the target module, already executed. The import system has
+        stamped the alias's spec on it; the module keeps its own (its relative imports and reload need it)."""
+        module.__spec__ = self._target_spec
 
 
 class AliasFinder(importlib.abc.MetaPathFinder):
@@ -51,14 +69,25 @@ class AliasFinder(importlib.abc.MetaPathFinder):
 
     def target(self, fullname):
         """The module providing `fullname`, or None when no alias covers it."""
-        for prefix, target in self._aliases.items():
-            if fullname == prefix or fullname.startswith(prefix + "."):
-                return target + fullname[len(prefix):]
-        return None
+        matches = [prefix for prefix in self._aliases if fullname == prefix or fullname.startswith(prefix + ".")]
+        if not matches:
+            return None
+        prefix = max(matches, key=len)
+        return self._aliases[prefix] + fullname[len(prefix):]
 
     def find_spec(self, fullname, path=None, target=None):
         module_name = self.target(fullname)
-        if module_name is None or importlib.util.find_spec(module_name) is None:
+        if module_name is None:
+            return None
+        try:
+            found = importlib.util.find_spec(module_name)
+        except ModuleNotFoundError:     # a parent of module_name is missing or not a package
+            found = None
+        if found is None:
+            if fullname.startswith("tensorflow.contrib."):
+                from npu_bridge.tf1compat.contrib import removed
+
+                raise removed.missing_module(fullname)
             return None
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module_name))
 
@@ -93,3 +122,5 @@ def install():
     if _FALLBACK_FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FALLBACK_FINDER)
     estimator_paths.install(ALIASES)
+    if "tensorflow" in sys.modules:     # the launcher imports TensorFlow first; then tf.compat.v1.contrib resolves
+        importlib.import_module("npu_bridge.tf1compat.contrib").attach(sys.modules["tensorflow"])

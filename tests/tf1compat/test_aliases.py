@@ -27,7 +27,7 @@ def test_install_is_idempotent():
 def test_a_name_the_package_lacks_is_a_clear_error():
     import tensorflow.contrib as contrib
 
-    with pytest.raises(AttributeError, match=r"tf\.contrib\.no_such_module is not provided"):
+    with pytest.raises(ImportError, match=r"tf\.contrib\.no_such_module is not provided"):
         contrib.no_such_module
 
 

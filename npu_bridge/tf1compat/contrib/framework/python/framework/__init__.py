@@ -1,0 +1,2 @@
+"""tensorflow.contrib.framework.python.framework: TF 1.15's package path, for tensor_util."""
+from npu_bridge.tf1compat.contrib.framework.python.framework import tensor_util  # noqa: F401

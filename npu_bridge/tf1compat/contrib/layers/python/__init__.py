@@ -1,0 +1,2 @@
+"""tensorflow.contrib.layers.python: TF 1.15's package path; its `layers` package is tf-slim's layers."""
+from tf_slim import layers  # noqa: F401

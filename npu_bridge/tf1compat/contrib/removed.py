@@ -1,0 +1,93 @@
+"""The one error for a tf.contrib name this package does not provide: the symbol, and what TensorFlow 2 has instead.
+
+tf.contrib had hundreds of modules; the package provides every symbol two or more ported ModelZoo training folders
+use. Anything else stops the script at its first use with ContribRemovedError naming the full symbol and its TF 2
+replacement from REPLACEMENTS (the most specific entry that matches). It is an ImportError, so `from
+tensorflow.contrib.x import y` shows this message rather than Python's bare "cannot import name", and scripts that
+probe with `try: ... except ImportError` take their fallback.
+"""
+
+# symbol (as a script spells it after `tf.`) -> its TF 2 replacement; a module entry covers the names inside it
+REPLACEMENTS = {
+    "contrib.all_reduce": "tf.distribute.MirroredStrategy / tf.distribute.experimental.MultiWorkerMirroredStrategy "
+                          "(or npu_bridge's hccl allreduce for NPU ranks)",
+    "contrib.bigtable": "the google-cloud-bigtable client",
+    "contrib.cloud": "the google-cloud client libraries",
+    "contrib.compiler": "tf.function(jit_compile=True) (XLA); NPU graphs are compiled whole, nothing to mark",
+    "contrib.crf": "tensorflow_addons.text (crf_log_likelihood, crf_decode, viterbi_decode)",
+    "contrib.cudnn_rnn": "tf.compat.v1.nn.rnn_cell.LSTMCell / GRUCell with tf.compat.v1.nn.dynamic_rnn "
+                         "(cuDNN kernels run on GPUs only)",
+    "contrib.distributions.percentile": "tensorflow_probability.stats.percentile",
+    "contrib.eager": "TensorFlow 2's eager execution (tf.function, tf.GradientTape)",
+    "contrib.ffmpeg": "tf.audio.decode_wav or an external decoder",
+    "contrib.gan": "the tensorflow_gan package",
+    "contrib.graph_editor": "editing the GraphDef (tf.compat.v1.get_default_graph().as_graph_def()) and importing "
+                            "it with tf.import_graph_def",
+    "contrib.hccl": "npu_bridge.hccl (hccl_ops.allreduce, broadcast, ...)",
+    "contrib.keras": "tf.compat.v1.keras",
+    "contrib.kfac": "the kfac package",
+    "contrib.labeled_tensor": "plain tensors",
+    "contrib.legacy_seq2seq": "tensorflow_addons.seq2seq, or tf.compat.v1.nn.dynamic_rnn with your own decoder",
+    "contrib.learn.python.learn.datasets": "tf.keras.datasets, or tensorflow.examples.tutorials.mnist.input_data "
+                                           "for the MNIST files",
+    "contrib.lite": "tf.lite",
+    "contrib.losses.metric_learning": "tf_slim.losses.metric_learning / tensorflow_addons.losses",
+    "contrib.memory_stats": "tf.config.experimental.get_memory_info",
+    "contrib.model_pruning": "tensorflow_model_optimization.sparsity",
+    "contrib.offline_train": "npu_bridge.estimator (npu_ops, npu.npu_config, npu.npu_estimator, npu.npu_optimizer)",
+    "contrib.opt.MovingAverageOptimizer": "tf.compat.v1.train.ExponentialMovingAverage applied after the "
+                                          "optimizer's train op",
+    "contrib.opt.ScipyOptimizerInterface": "scipy.optimize.minimize on values from sess.run",
+    "contrib.predictor": "tf.saved_model.load",
+    "contrib.quantize": "tensorflow_model_optimization.quantization (quantization-aware training)",
+    "contrib.recurrent": "tf.compat.v1.nn.dynamic_rnn / tf.compat.v1.nn.bidirectional_dynamic_rnn",
+    "contrib.rnn.ops": "tf.raw_ops.LSTMBlockCell / BlockLSTM",
+    "contrib.seq2seq": "tensorflow_addons.seq2seq (decoders, helpers, attention, beam search)",
+    "contrib.slim.nets.cyclegan": "the cyclegan module of tensorflow/models research/slim/nets",
+    "contrib.tensor_forest": "tensorflow_decision_forests",
+    "contrib.tensorrt": "tf.experimental.tensorrt (GPU only)",
+    "contrib.tfprof": "tf.compat.v1.profiler (profile, ProfileOptionBuilder)",
+    "contrib.timeseries": "tf.keras sequence models",
+    "contrib.tpu.python.ops": "tf.compat.v1.tpu (TPU-only ops; on a CPU keep use_tpu=False)",
+    "contrib.util.loader": "tf.load_op_library",
+}
+
+
+class ContribRemovedError(ImportError):
+    """A tf.contrib symbol that TensorFlow 2 removed and this compatibility layer does not provide."""
+
+
+def replacement(symbol):
+    """The TF 2 replacement text for `symbol` ("contrib.x.y"), from its most specific REPLACEMENTS entry."""
+    parts = symbol.split(".")
+    for length in range(len(parts), 1, -1):
+        found = REPLACEMENTS.get(".".join(parts[:length]))
+        if found is not None:
+            return found
+    return "its TensorFlow 2 counterpart under tf.compat.v1, tf.data, tf.keras or tf.nn (tf_upgrade_v2 names it)"
+
+
+def error(symbol):
+    """The error for `symbol` ("contrib.x.y"), naming it and its replacement."""
+    return ContribRemovedError(
+        f"tf.{symbol} is not provided: tf.contrib was removed in TensorFlow 2.0 and npu_bridge's TF 1.15 "
+        f"compatibility layer covers only the contrib symbols ported scripts commonly use. Use "
+        f"{replacement(symbol)} instead.")
+
+
+def missing_module(module_name):
+    """The error for `import tensorflow.contrib.x.y` when no module provides it."""
+    return error(module_name[len("tensorflow."):])
+
+
+def module_getattr(module_name):
+    """A module-level __getattr__ for a contrib module: a missing public name raises error(); dunder probes
+    (copy, pickle, inspect) get the AttributeError they expect."""
+    prefix = module_name.replace("npu_bridge.tf1compat.", "", 1)
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise error(f"{prefix}.{name}")
+
+    return __getattr__

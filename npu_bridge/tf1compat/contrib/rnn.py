@@ -1,0 +1,119 @@
+"""tf.contrib.rnn: TF 1.15's RNN cells and static RNNs, from tf.compat.v1.nn, plus the contrib-only cells.
+
+The core cells (LSTMCell, GRUCell, MultiRNNCell, DropoutWrapper, ...) are the ones TF 1.15's contrib.rnn
+re-exported, so variable names match (`rnn/lstm_cell/kernel`, `.../bias`). LSTMBlockCell, LayerNormBasicLSTMCell
+and stack_bidirectional_dynamic_rnn are rebuilt here with TF 1.15's variable names and arithmetic.
+"""
+import tensorflow as tf
+
+from npu_bridge.tf1compat.contrib import removed
+
+_CELLS = tf.compat.v1.nn.rnn_cell
+BasicLSTMCell = _CELLS.BasicLSTMCell
+BasicRNNCell = _CELLS.BasicRNNCell
+DeviceWrapper = _CELLS.DeviceWrapper
+DropoutWrapper = _CELLS.DropoutWrapper
+GRUCell = _CELLS.GRUCell
+LSTMCell = _CELLS.LSTMCell
+LSTMStateTuple = _CELLS.LSTMStateTuple
+MultiRNNCell = _CELLS.MultiRNNCell
+RNNCell = _CELLS.RNNCell
+ResidualWrapper = _CELLS.ResidualWrapper
+static_rnn = tf.compat.v1.nn.static_rnn
+static_bidirectional_rnn = tf.compat.v1.nn.static_bidirectional_rnn
+static_state_saving_rnn = tf.compat.v1.nn.static_state_saving_rnn
+
+
+class LSTMBlockCell(LSTMCell):
+    """TF 1.15's fused LSTM cell, computed as LSTMCell computes it: the same gates in the same order (i, c~, f, o),
+    forget bias, peepholes and cell clip, and the same variables (`lstm_cell/kernel`, `lstm_cell/bias`,
+    `w_i_diag`/`w_f_diag`/`w_o_diag`), so its checkpoints restore and it gives the same outputs."""
+
+    def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False, dtype=None, reuse=None,
+                 name="lstm_cell"):
+        super().__init__(num_units, use_peepholes=use_peephole, cell_clip=cell_clip, forget_bias=forget_bias,
+                         state_is_tuple=True, reuse=reuse, name=name, dtype=dtype)
+
+
+class LayerNormBasicLSTMCell(RNNCell):
+    """TF 1.15's LSTM cell with layer normalisation of each gate and of the new cell state, and recurrent dropout
+    on the candidate (Ba et al. 2016; Semeniuta et al. 2016). Variables under `LayerNormBasicLSTMCell/`: `kernel`
+    (`bias` only without layer_norm) and `input|transform|forget|output|state/gamma|beta`."""
+
+    def __init__(self, num_units, forget_bias=1.0, input_size=None, activation=tf.math.tanh, layer_norm=True,
+                 norm_gain=1.0, norm_shift=0.0, dropout_keep_prob=1.0, dropout_prob_seed=None, reuse=None):
+        super().__init__(_reuse=reuse)
+        del input_size      # TF 1.15 ignored it too
+        self._num_units = num_units
+        self._activation = activation
+        self._forget_bias = forget_bias
+        self._keep_prob = dropout_keep_prob
+        self._seed = dropout_prob_seed
+        self._layer_norm = layer_norm
+        self._norm_gain = norm_gain
+        self._norm_shift = norm_shift
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def _norm(self, inputs, scope):
+        from tf_slim.layers import layer_norm
+
+        size = inputs.get_shape()[-1:]
+        with tf.compat.v1.variable_scope(scope):
+            tf.compat.v1.get_variable("gamma", size, inputs.dtype, tf.compat.v1.constant_initializer(self._norm_gain))
+            tf.compat.v1.get_variable("beta", size, inputs.dtype, tf.compat.v1.constant_initializer(self._norm_shift))
+        return layer_norm(inputs, reuse=True, scope=scope)
+
+    def call(self, inputs, state):
+        c, h = state
+        args = tf.concat([inputs, h], 1)
+        kernel = tf.compat.v1.get_variable("kernel", [args.get_shape()[-1], 4 * self._num_units], args.dtype)
+        gates = tf.matmul(args, kernel)
+        if not self._layer_norm:
+            gates = tf.nn.bias_add(gates, tf.compat.v1.get_variable("bias", [4 * self._num_units], args.dtype))
+        i, j, f, o = tf.split(gates, 4, axis=1)
+        if self._layer_norm:
+            i, j, f, o = (self._norm(gate, name) for gate, name in
+                          ((i, "input"), (j, "transform"), (f, "forget"), (o, "output")))
+        candidate = self._activation(j)
+        if not isinstance(self._keep_prob, float) or self._keep_prob < 1:
+            candidate = tf.compat.v1.nn.dropout(candidate, keep_prob=self._keep_prob, seed=self._seed)
+        new_c = c * tf.sigmoid(f + self._forget_bias) + tf.sigmoid(i) * candidate
+        if self._layer_norm:
+            new_c = self._norm(new_c, "state")
+        new_h = self._activation(new_c) * tf.sigmoid(o)
+        return new_h, LSTMStateTuple(new_c, new_h)
+
+
+def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None, initial_states_bw=None,
+                                    dtype=None, sequence_length=None, parallel_iterations=None, time_major=False,
+                                    scope=None, swap_memory=False):
+    """Layers of bidirectional_dynamic_rnn, each fed the concatenated outputs of the one below (scopes
+    `stack_bidirectional_rnn/cell_<i>/bidirectional_rnn/fw|bw`); (outputs, final fw states, final bw states)."""
+    if not cells_fw or len(cells_fw) != len(cells_bw):
+        raise ValueError("stack_bidirectional_dynamic_rnn needs as many forward cells as backward cells, at least "
+                         f"one: got {len(cells_fw or ())} and {len(cells_bw or ())}")
+    states_fw, states_bw = [], []
+    layer_input = inputs
+    with tf.compat.v1.variable_scope(scope or "stack_bidirectional_rnn"):
+        for index, (cell_fw, cell_bw) in enumerate(zip(cells_fw, cells_bw)):
+            with tf.compat.v1.variable_scope(f"cell_{index}"):
+                (output_fw, output_bw), (state_fw, state_bw) = tf.compat.v1.nn.bidirectional_dynamic_rnn(
+                    cell_fw, cell_bw, layer_input,
+                    initial_state_fw=initial_states_fw[index] if initial_states_fw else None,
+                    initial_state_bw=initial_states_bw[index] if initial_states_bw else None,
+                    sequence_length=sequence_length, parallel_iterations=parallel_iterations, dtype=dtype,
+                    swap_memory=swap_memory, time_major=time_major)
+                layer_input = tf.concat([output_fw, output_bw], 2)
+            states_fw.append(state_fw)
+            states_bw.append(state_bw)
+    return layer_input, tuple(states_fw), tuple(states_bw)
+
+
+__getattr__ = removed.module_getattr(__name__)

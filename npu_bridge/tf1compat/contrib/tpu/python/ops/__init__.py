@@ -1,0 +1,1 @@
+"""tensorflow.contrib.tpu.python.ops: TF 1.15's package path; tpu_ops is TensorFlow's own."""
