@@ -3,11 +3,11 @@ defaults and values, built as ported scripts build them; and the precision pass 
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2
 
 from npu_bridge import tf1compat
 from npu_bridge.core.options import options_from_parameter_map
 from npu_bridge.core.precision import rewrite
-from tensorflow.core.protobuf import config_pb2
 
 v1 = tf.compat.v1
 
@@ -24,7 +24,7 @@ def _names(collection):
 
 
 def _slim_net(images, is_training=True):
-    import tensorflow.contrib.slim as slim
+    from tensorflow.contrib import slim
 
     with slim.arg_scope([slim.conv2d, slim.fully_connected],
                         weights_initializer=v1.contrib.layers.xavier_initializer(),
@@ -85,7 +85,7 @@ def test_a_tf115_checkpoint_restores_into_the_slim_network(tmp_path):
 
 
 def test_batch_norm_defaults_and_moving_average_update():
-    import tensorflow.contrib.layers as layers
+    from tensorflow.contrib import layers
 
     x = v1.placeholder(tf.float32, [4, 3])
     y = layers.batch_norm(x, is_training=True, updates_collections=None)
