@@ -5,11 +5,12 @@ The argument names are the registered ops' (input0..input4, mul0_x..mul4_x, add2
 (grad, v, m, var, lr, beta1, 1 - beta1, beta2, 1 - beta2[, weight_decay], epsilon).
 """
 import tensorflow.compat.v1 as tf
+from tensorflow.python.ops import variables
 
 
 def _variable(value, op_name, arg):
     """The variable an assigning op writes `arg` back to; a plain tensor has no memory to write to."""
-    if not isinstance(value, tf.Variable):
+    if not isinstance(value, variables.Variable):      # ref and resource variables alike
         raise TypeError(f"{op_name}: {arg} must be a tf.Variable (the op writes its new value back), "
                         f"got {type(value).__name__}")
     return value

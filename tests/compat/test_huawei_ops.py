@@ -70,6 +70,16 @@ def test_adam_apply_one_with_decay_assign_adds_decoupled_weight_decay():
     np.testing.assert_allclose(new_var, var - 0.01 * update, rtol=1e-5)
 
 
+def test_assigning_ops_write_resource_variables_too():
+    grad, m, v, var = _adam_state()
+    tv, tm, tvar = [tf.Variable(a, use_resource=True) for a in (v, m, var)]
+    step = npu_ops.adam_apply_one_assign(grad, tv, tm, tvar, 0.01, 0.9, 0.1, 0.999, 0.001, 1e-6)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(step)
+        np.testing.assert_allclose(sess.run(tm), 0.9 * m + 0.1 * grad, rtol=1e-6)
+
+
 def test_assigning_ops_refuse_a_tensor_where_a_variable_is_written():
     with pytest.raises(TypeError, match=r"adam_apply_one_assign: input1 \(v\) must be a tf.Variable"):
         npu_ops.adam_apply_one_assign(tf.ones([2]), tf.ones([2]), tf.ones([2]), tf.ones([2]), 0.1, 0.9, 0.1, 0.9,
