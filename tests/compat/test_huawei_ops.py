@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
 
+from npu_bridge import tf_adapter
 from npu_bridge.estimator import npu_aicore_ops, npu_ops
+from npu_bridge.estimator.npu import npu_plugin
 from npu_bridge.estimator.npu.npu_dynamic_rnn import DynamicAUGRU, DynamicGRUV2
 from npu_bridge.helper import helper
 from npu_bridge.npu_cpu import npu_cpu_ops
@@ -281,3 +283,20 @@ def test_random_choice_with_mask_samples_true_positions_without_replacement():
     assert not got_y[4:].any()
     with pytest.raises(NotImplementedError, match="npu_cpu_ops.embeddingrankid: the host-memory embedding ops"):
         npu_cpu_ops.embeddingrankid(tf.zeros([1]), tf.zeros([1]))
+    with pytest.raises(NotImplementedError, match="npu_plugin.malloc_shared_memory: host-memory embedding tables"):
+        npu_plugin.malloc_shared_memory("host_params", [10, 4], tf_adapter.DT_FLOAT)
+
+
+def test_the_module_paths_ported_scripts_import_exist():
+    from npu_bridge.estimator.npu import npu_loss_scale_optimizer
+    from npu_bridge.estimator.npu.npu_config import NpuExecutePlacement
+    from npu_bridge.estimator.npu.npu_scope import npu_variable_scope
+
+    assert npu_ops.gen_npu_ops is gen_npu_ops is npu_loss_scale_optimizer.gen_npu_ops
+    assert npu_aicore_ops.npu_aicore_ops is gen_npu_ops
+    assert (tf_adapter.DT_FLOAT, tf_adapter.DT_FLOAT16, tf_adapter.DT_INT32) == (0, 1, 3)
+    with npu_variable_scope(placement=NpuExecutePlacement.HOST):
+        table = tf.get_variable("table", [4, 2])
+    assert table.op.get_attr("_variable_placement") == b"host"
+    with pytest.raises(ValueError, match="placement must be an NpuExecutePlacement member, got 'host'"):
+        npu_variable_scope(placement="host")

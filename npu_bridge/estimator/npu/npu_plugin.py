@@ -47,3 +47,25 @@ def is_inf_nan_enabled():
 
 def npu_close():
     """Release the device (the real npu_init registers it with atexit); nothing is held on the emulator."""
+
+
+def _host_memory_unavailable(function):
+    raise NotImplementedError(
+        f"npu_plugin.{function}: host-memory embedding tables live in memory the NPU's host shares with the device "
+        "(and RDMA between servers), which the CPU emulation does not have; keep the table in a variable and look "
+        "it up with tf.nn.embedding_lookup instead")
+
+
+def malloc_shared_memory(var_name, shape, data_type):
+    """Not available off the device (host memory shared with the NPU): raises NotImplementedError saying so."""
+    _host_memory_unavailable("malloc_shared_memory")
+
+
+def get_var_addr_and_size(var_name):
+    """Not available off the device (a variable's device address): raises NotImplementedError saying so."""
+    _host_memory_unavailable("get_var_addr_and_size")
+
+
+def rdma_remote_init(remote_var_list, mem_size):
+    """Not available off the device (RDMA registration of host variables): raises NotImplementedError saying so."""
+    _host_memory_unavailable("rdma_remote_init")
