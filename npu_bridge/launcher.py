@@ -37,13 +37,20 @@ import sys
 import sysconfig
 import types
 
+from npu_bridge.seeding import SEED_ENV, seed_unseeded
 from npu_bridge.settings import REPORT_DIR_ENV, STRICT_ENV, prepare_report_dir
 
 PROG = "npu-run"
+# What a one-device ModelZoo test/train_*_1p.sh exports before starting the script (scripts read them with
+# os.environ[...] and fail without them); a plain npu-run sets those still unset, unless RANK_SIZE says the
+# process is one rank of a larger job started by other means.
+ONE_RANK_ENVIRONMENT = {"RANK_SIZE": "1", "RANK_ID": "0", "DEVICE_ID": "0", "ASCEND_DEVICE_ID": "0",
+                        "DEVICE_INDEX": "0", "RANK_ID_START": "0", "JOB_ID": "10087"}
 ENVIRONMENT_HELP = f"""\
 environment variables:
   {REPORT_DIR_ENV}=DIR  as --report-dir, for scripts started by another launcher
   {STRICT_ENV}=1        as --strict
+  {SEED_ENV}=N          as --seed N
   NPU_BRIDGE_SOC=NAME        soc when the config sets no soc_config (default ascend910)
   ASCEND_OPP_PATH=DIR        operator library to use instead of the built-in one
   TF_CPP_MIN_LOG_LEVEL=2     quiet TensorFlow's own C++ INFO and WARNING lines
@@ -230,6 +237,10 @@ def build_parser():
     parser.add_argument("--report-dir", metavar="DIR",
                         help="write the per-op precision report of every emulated graph and a run record (options, "
                              "versions, loss curve) to DIR, for `npu-report diff` (env " + REPORT_DIR_ENV + ")")
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="seed Python's random, numpy and TensorFlow's graph seed (every graph the script makes) "
+                             "for a script that seeds nothing itself, so two runs give the same loss curve (env "
+                             f"{SEED_ENV})")
     parser.add_argument("--strict", action="store_true",
                         help="turn every configuration warning into an error: the script stops with exit status 1 "
                              f"(env {STRICT_ENV}=1)")
@@ -268,11 +279,24 @@ def main(argv=None):
         os.environ[REPORT_DIR_ENV] = os.path.abspath(args.report_dir)
     if args.strict:
         os.environ[STRICT_ENV] = "1"
+    if args.seed is not None:
+        os.environ[SEED_ENV] = str(args.seed)
     if args.ranks is not None:
         from npu_bridge.distributed.launch import run_ranks
 
         return run_ranks(args.ranks, args.script, args.args)
+    if "RANK_SIZE" not in os.environ:
+        for name, value in ONE_RANK_ENVIRONMENT.items():
+            os.environ.setdefault(name, value)
     return run_script(args.script, args.args)
+
+
+def _seed_from_environment():
+    raw = os.environ[SEED_ENV]
+    try:
+        return int(raw)
+    except ValueError:
+        raise SystemExit(f"{PROG}: {SEED_ENV}={raw!r} is not an integer seed") from None
 
 
 def run_script(script, args, setup=None):
@@ -287,6 +311,8 @@ def run_script(script, args, setup=None):
         _report_exception(error, os.path.abspath(script))
         return 1
     _prepare_tensorflow()
+    if os.environ.get(SEED_ENV, "").strip():
+        seed_unseeded(_seed_from_environment())
     if setup is not None:
         setup()
     return _run_script(code, script, list(args))
