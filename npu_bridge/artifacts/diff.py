@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
-from npu_bridge.artifacts import schema
+from npu_bridge.artifacts import loss_scale_gate, schema
 from npu_bridge.artifacts.schema import DECISION_FIELDS
 from npu_bridge.artifacts.writer import RUN_FILE
 
 DEFAULT_RTOL = 1e-2
 DEFAULT_ATOL = 1e-5
+DEFAULT_MAX_SKIP_RATE = loss_scale_gate.DEFAULT_MAX_SKIP_RATE
 NOTE_FIELDS = ("reason", "origin", "casts")
 
 
@@ -41,6 +42,8 @@ class GraphArtifacts:
     curves: dict                 # curve key -> [[step, value], ...]
     summary: str = ""
     options: dict | None = None
+    loss_scale: dict = field(default_factory=dict)      # scale key -> [[step, scale], ...] (loss-scaled steps)
+    skipped_steps: dict = field(default_factory=dict)   # scale key -> [step, ...] that loss scaling skipped
 
 
 @dataclass
@@ -51,6 +54,9 @@ class GraphDiff:
     curve_checks: list = field(default_factory=list)    # (key, sentence) of curves within tolerance
     failures: list = field(default_factory=list)        # graph-level sentences (missing graph, mode changed)
     notes: list = field(default_factory=list)
+    summaries: list = field(default_factory=list)       # one line per kind of change, before the per-op lines
+    base: GraphArtifacts | None = None
+    new: GraphArtifacts | None = None
 
     @property
     def failed(self):
@@ -65,9 +71,13 @@ def load(path):
         if run.exists():
             return _load_run(run)
         reports = sorted(path.glob("graph-*.report.json"))
+        ranks = sorted((p for p in path.glob("rank*") if p.name[4:].isdigit() and p.is_dir()),
+                       key=lambda p: int(p.name[4:]))
+        if ranks and not reports:       # npu-run --ranks N --report-dir: one folder per rank
+            return {f"{rank.name}/{name}": graph for rank in ranks for name, graph in load(rank).items()}
         if not reports:
-            raise ArtifactError(f"'{path}' holds neither {RUN_FILE} nor graph-*.report.json files: not a "
-                                "--report-dir folder")
+            raise ArtifactError(f"'{path}' holds neither {RUN_FILE}, graph-*.report.json files nor rank<r> folders: "
+                                "not a --report-dir folder")
         return {p.name.split(".")[0]: GraphArtifacts(_read_report(p), {}) for p in reports}
     content = _read_json(path)
     if isinstance(content, dict) and "graphs" in content:
@@ -85,7 +95,8 @@ def _load_run(path, content=None):
     graphs = {}
     for name, entry in _checked(path, schema.check_run, content).items():
         report = _read_report(path.parent / entry["report"]) if entry.get("report") else None
-        graphs[name] = GraphArtifacts(report, entry["curves"], entry.get("summary", ""), entry.get("options"))
+        graphs[name] = GraphArtifacts(report, entry["curves"], entry.get("summary", ""), entry.get("options"),
+                                      entry.get("loss_scale", {}), entry.get("skipped_steps", {}))
     return graphs
 
 
@@ -113,21 +124,48 @@ def _read_json(path):
         raise ArtifactError(f"'{path}' is not valid JSON: {err}") from None
 
 
-def compare(base, new, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL):
-    """[GraphDiff] for every graph name on either side, in name order (graph-2 before graph-10)."""
-    names = sorted(set(base) | set(new), key=lambda n: (len(n), n))
+def compare(base, new, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, max_skip_rate=DEFAULT_MAX_SKIP_RATE):
+    """[GraphDiff] for every graph name on either side, in name order (graph-2 before graph-10; per rank for
+    multi-rank folders: rank0/graph-1, rank1/graph-1, ...)."""
+    names = sorted(set(base) | set(new), key=_name_order)
     diffs = []
     for name in names:
-        diff = GraphDiff(name)
+        diff = GraphDiff(name, base=base.get(name), new=new.get(name))
         if name not in new:
             diff.failures.append(f"{name} ran in the baseline but not in the new run")
         elif name not in base:
             diff.failures.append(f"{name} is new: the baseline has no such graph")
         else:
             _compare_reports(base[name].report, new[name].report, diff)
+            _summarize_mixlist(base[name], new[name], diff)
             _compare_curves(base[name].curves, new[name].curves, rtol, atol, diff)
+            loss_scale_gate.compare(base[name], new[name], max_skip_rate, diff)
         diffs.append(diff)
     return diffs
+
+
+def _name_order(name):
+    rank, _, graph = name.rpartition("/")
+    return (int(rank[4:]) if rank[4:].isdigit() else -1, len(graph), graph)
+
+
+def _summarize_mixlist(base, new, diff):
+    """One line saying what a modify_mixlist change did, before the ops it moved: the file, and the moves counted."""
+    before = (base.options or {}).get("modify_mixlist")
+    after = (new.options or {}).get("modify_mixlist")
+    moves = {}
+    for name, changes, _ in diff.changed_ops:
+        if "list" in changes and "op" not in changes:
+            moves.setdefault(changes["list"], []).append(name)
+    by_mixlist = any("modify_mixlist" in str(side) for _, changes, _ in diff.changed_ops if "origin" in changes
+                     for side in changes["origin"])
+    if before == after and not by_mixlist:
+        return
+    counted = "; ".join(f"{len(names)} {a} -> {b} ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+                        for (a, b), names in sorted(moves.items(), key=lambda item: -len(item[1])))
+    files = f"{before or 'none'} -> {after or 'none'}" if before != after else f"{after} (its content)"
+    diff.summaries.append(f"modify_mixlist changed: {files}: "
+                          f"{sum(map(len, moves.values()))} ops moved list{': ' + counted if counted else ''}")
 
 
 def _compare_reports(base, new, diff):
@@ -208,8 +246,9 @@ def render_text(diffs):
                      f"{len(diff.changed_ops) - len(failing)} with other changes, "
                      f"{len(diff.curve_failures)} curve failures)")
         lines.extend(f"  FAIL {sentence}" for sentence in diff.failures)
+        lines.extend(f"  {sentence}" for sentence in diff.summaries)
         for name, changes, is_failing in sorted(diff.changed_ops, key=lambda op: not op[2]):
-            text = _change_text(changes)
+            text = change_text(changes)
             mark = "FAIL" if is_failing else "note"
             lines.append(f"  {mark} op {name}: {text or 'reason changed'}")
             if "reason" in changes:
@@ -223,7 +262,7 @@ def render_text(diffs):
     return "\n".join(lines)
 
 
-def _change_text(changes, with_reason=False):
+def change_text(changes, with_reason=False):
     if "op" in changes:
         return f"{changes['op']} (list {changes['list']}, decision {changes['decision']})"
     return "; ".join(f"{key} {_cell(a)} -> {_cell(b)}" for key, (a, b) in changes.items()
@@ -232,6 +271,13 @@ def _change_text(changes, with_reason=False):
 
 def _cell(value):
     return str(len(value)) + " casts" if isinstance(value, list) else str(value)
+
+
+def to_html(diffs, base_label, new_label):
+    """One self-contained HTML page of the comparison (html.py)."""
+    from npu_bridge.artifacts import html
+
+    return html.to_html(diffs, render_text(diffs).splitlines()[-1], base_label, new_label)
 
 
 def to_json(diffs):
@@ -252,7 +298,7 @@ def to_junit(diffs):
     for diff in diffs:
         case = ElementTree.SubElement(suite, "testcase", classname=diff.name, name="decisions")
         cases += 1
-        failing = diff.failures + [f"op {name}: {_change_text(changes, with_reason=True)}"
+        failing = diff.failures + [f"op {name}: {change_text(changes, with_reason=True)}"
                                    for name, changes, is_failing in diff.changed_ops if is_failing]
         if failing:
             failures += 1

@@ -30,9 +30,16 @@ def check_run(content):
             raise SchemaError(f"{where}.report is {describe(entry['report'])}, expected a file name")
         for key, points in _expect(entry, "curves", dict, "an object of curve name -> points", where).items():
             check_points(points, f"{where}.curves.{key}")
-        for key in ("loss_scale", "skipped_steps"):
-            if key in entry:
-                check_points(entry[key], f"{where}.{key}")
+        if "loss_scale" in entry:
+            for key, points in _expect(entry, "loss_scale", dict, "an object of scale name -> points", where).items():
+                check_points(points, f"{where}.loss_scale.{key}")
+        if "skipped_steps" in entry:
+            for key, steps in _expect(entry, "skipped_steps", dict, "an object of scale name -> steps",
+                                      where).items():
+                if not (isinstance(steps, list) and all(isinstance(s, int) and not isinstance(s, bool)
+                                                        for s in steps)):
+                    raise SchemaError(f"{where}.skipped_steps.{key} is {describe(steps)}, expected a list of step "
+                                      "numbers")
     return graphs
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from npu_bridge.artifacts import events, loss_scaling
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.runtime.observers import RunObserver
 from npu_bridge.settings import REPORT_DIR_ENV, prepare_report_dir
@@ -39,6 +40,7 @@ class ArtifactWriter(RunObserver):
         try:
             for stale in [*self.folder.glob("graph-*.report.json"), self.folder / RUN_FILE]:
                 stale.unlink(missing_ok=True)
+            events.remove(self.folder / events.FOLDER)
         except OSError as err:
             problem = problem or f"cannot replace the earlier run's '{err.filename}': {err.strerror or err}"
         if problem:
@@ -46,6 +48,7 @@ class ArtifactWriter(RunObserver):
         self._lock = threading.Lock()
         self._entries = []                              # one dict per emulated session, in order (run_record)
         self._by_session = weakref.WeakKeyDictionary()  # EmulatedSession -> its entry, without keeping it alive
+        self._scalings = weakref.WeakKeyDictionary()    # Plan -> the loss scalings its steps update
         # Written when the interpreter ends normally (as after npu-run's script, whatever its exit code).
         atexit.register(self._write_at_exit)
 
@@ -56,9 +59,13 @@ class ArtifactWriter(RunObserver):
             entry["summary"] = report.summary()
             (self.folder / entry["report"]).write_text(report.to_json(), encoding="utf-8")
 
+    def before_step(self, emulation, plan, step):
+        return [name for _, scale, finite in self._loss_scalings(emulation, plan) for name in (scale, finite)]
+
     def after_step(self, record):
         scalars = _scalar_float_fetches(record)
-        if not scalars:
+        scalings = self._loss_scalings(record.emulation, record.plan)
+        if not scalars and not scalings:
             return
         with self._lock:
             entry = self._entry(record.emulation)
@@ -66,6 +73,24 @@ class ArtifactWriter(RunObserver):
             for name, value in scalars:
                 key = owners.setdefault((name, record.plan.signature), _curve_key(name, owners))
                 entry["curves"].setdefault(key, []).append([record.step, value])
+            for scaling, scale, finite in scalings:
+                key = owners.setdefault((scaling.name, record.plan.signature, "scale"),
+                                        _curve_key(scaling.name, owners, "scale"))
+                entry.setdefault("loss_scale", {}).setdefault(key, []).append(
+                    [record.step, float(record.extra[scale])])
+                skipped = entry.setdefault("skipped_steps", {}).setdefault(key, [])
+                if not bool(record.extra[finite]):
+                    skipped.append(record.step)
+
+    def _loss_scalings(self, emulation, plan):
+        """(LossScaling, inner scale name, inner flag name) of the loss scalings a step of `plan` updates."""
+        found = self._scalings.get(plan)
+        if found is None:
+            tensor_map = plan.program.result.tensor_map
+            found = self._scalings[plan] = tuple(
+                (scaling, _inner(tensor_map, scaling.scale), _inner(tensor_map, scaling.finite))
+                for scaling in loss_scaling.run_by(emulation.graph, plan.mapper.unique_fetches()))
+        return found
 
     def _entry(self, emulation):
         entry = self._by_session.get(emulation)
@@ -85,7 +110,9 @@ class ArtifactWriter(RunObserver):
         return {"format": RUN_FORMAT, "command": list(sys.argv), "versions": _versions(), "graphs": graphs}
 
     def write_run_record(self):
-        (self.folder / RUN_FILE).write_text(json.dumps(self.run_record(), indent=1), encoding="utf-8")
+        record = self.run_record()
+        (self.folder / RUN_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
+        events.write(self.folder / events.FOLDER, record["graphs"])
 
     def _write_at_exit(self):
         """The run record at interpreter exit: a failure there is one line on stderr, not an atexit traceback."""
@@ -101,12 +128,18 @@ class ArtifactWriter(RunObserver):
         self.write_run_record()
 
 
-def _curve_key(name, owners):
+def _inner(tensor_map, name):
+    """The inner tensor holding user tensor `name` (the pass may have moved it behind a Cast)."""
+    return tensor_map[name].name if name in tensor_map else name
+
+
+def _curve_key(name, owners, kind="curve"):
     """A fetch's curve key: its tensor name; the same tensor fetched by another fetch list gets "name@2", ...
 
     Step numbers count per fetch-and-feed signature, so each signature's values form a curve of their own.
+    Loss-scale curves (kind "scale") are numbered apart from fetched curves.
     """
-    taken = sum(1 for (other, _) in owners if other == name)
+    taken = sum(1 for owner in owners if owner[0] == name and (owner[2:] or ("curve",))[0] == kind)
     return name if taken == 0 else f"{name}@{taken + 1}"
 
 

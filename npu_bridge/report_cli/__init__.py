@@ -174,8 +174,13 @@ def _build_diff_parser():
                         help="relative loss-curve tolerance per step (default %(default)g)")
     parser.add_argument("--atol", type=float, default=artifact_diff.DEFAULT_ATOL,
                         help="absolute loss-curve tolerance per step (default %(default)g)")
+    parser.add_argument("--max-skip-rate", type=float, default=artifact_diff.DEFAULT_MAX_SKIP_RATE,
+                        help="largest share of steps loss scaling may skip once its scale settled (default "
+                             "%(default)g: Ascend's baseline guide)")
     parser.add_argument("--json", metavar="OUT", help="also write the comparison as JSON to OUT")
     parser.add_argument("--junit", metavar="OUT", help="also write it as JUnit XML to OUT (for CI test reports)")
+    parser.add_argument("--html", metavar="OUT", help="also write it as one self-contained HTML page to OUT (the "
+                                                      "changed decisions, both loss curves on one plot, the verdict)")
     return parser
 
 
@@ -187,8 +192,9 @@ def diff_main(argv):
         return exit_request.code
     try:
         diffs = artifact_diff.compare(artifact_diff.load(args.base), artifact_diff.load(args.new), args.rtol,
-                                      args.atol)
-        for path, text in ((args.json, artifact_diff.to_json), (args.junit, artifact_diff.to_junit)):
+                                      args.atol, args.max_skip_rate)
+        for path, text in ((args.json, artifact_diff.to_json), (args.junit, artifact_diff.to_junit),
+                           (args.html, lambda d: artifact_diff.to_html(d, args.base, args.new))):
             if path:
                 Path(path).write_text(text(diffs), encoding="utf-8")
     except artifact_diff.ArtifactError as err:

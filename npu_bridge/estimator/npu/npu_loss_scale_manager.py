@@ -12,6 +12,7 @@ way (an `incr_ratio` below 1, often a `decr_ratio` passed as the fourth position
 """
 import tensorflow.compat.v1 as tf
 
+from npu_bridge.artifacts import loss_scaling
 from npu_bridge.core.options import config_warning
 
 _FLOAT32_MAX = 3.4e38
@@ -38,7 +39,9 @@ class FixedLossScaleManager:
         return self._loss_scale
 
     def update_loss_scale(self, finite_grads):
-        return tf.no_op(name="fixed_loss_scale_update")
+        update = tf.no_op(name="fixed_loss_scale_update")
+        _register(self._loss_scale.name, self._loss_scale, finite_grads, update)
+        return update
 
 
 class ExponentialUpdateLossScaleManager:
@@ -85,11 +88,19 @@ class ExponentialUpdateLossScaleManager:
             new_good = tf.where(reset, 0, good)
             new_bad = tf.where(reset, 0, bad)
             with tf.control_dependencies([new_scale, new_good, new_bad]):
-                return tf.group(
+                update = tf.group(
                     tf.assign(self._loss_scale, new_scale),
                     tf.assign(self._num_good_steps, new_good),
                     tf.assign(self._num_bad_steps, new_bad),
                 )
+        _register(self._loss_scale.name, self._loss_scale, finite_grads, update)
+        return update
+
+
+def _register(name, scale, finite_grads, update):
+    """Tell the run record (npu-run --report-dir) which tensors hold this step's scale and overflow verdict."""
+    finite_grads = tf.convert_to_tensor(finite_grads)
+    loss_scaling.register(update.graph, name, scale.name, finite_grads.name, update.name)
 
 
 def _warn_about_arguments(init_loss_scale, incr_every_n_steps, decr_every_n_nan_or_inf, incr_ratio, decr_ratio):
