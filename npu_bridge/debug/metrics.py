@@ -2,12 +2,13 @@
 
 The formulas are those of Ascend's Model Accuracy Analyzer (msaccucmp's built-in algorithms), so a CSV written
 here reads like the one hardware users know: `my` is the emulated NPU tensor, `golden` the float32 ground truth.
-Relative errors skip golden elements with |golden| <= ZERO, as msaccucmp does, instead of dividing by zero.
+Relative errors count golden elements with |golden| <= ZERO (float64's epsilon) as 0, as msaccucmp does, instead
+of dividing by zero; a scalar's cosine similarity is 1, as msaccucmp sets it.
 """
 import numpy as np
 
-ZERO = 1e-10            # |golden| at or below this is left out of relative errors
-KL_EPSILON = 1e-10      # floor of each normalized element before the KL divergence
+ZERO = float(np.finfo(np.float64).eps)      # |golden| at or below this adds 0 to relative errors (msaccucmp's)
+KL_EPSILON = float(np.finfo(np.float32).eps)     # floor of each normalized element before the KL divergence
 
 # Column names of msaccucmp's algorithms, in its order.
 ALGORITHMS = ("CosineSimilarity", "MaxAbsoluteError", "AccumulatedRelativeError", "RelativeEuclideanDistance",
@@ -42,18 +43,23 @@ def cosine_similarity(my, golden):
 
 
 def _relative(my, golden):
+    """|my / golden - 1| per element, 0 where |golden| <= ZERO (msaccucmp's np.where)."""
     mask = np.abs(golden) > ZERO
-    return np.abs(my[mask] / golden[mask] - 1.0)
+    relative = np.zeros(golden.shape)
+    relative[mask] = np.abs(my[mask] / golden[mask] - 1.0)
+    return relative
 
 
 def kullback_leibler(my, golden):
+    """msaccucmp's KL divergence: each side scaled to [0, 1] by its min and max (left as it is when constant),
+    floored at float32's epsilon and normalized to sum 1, then sum(p_my * log(p_my / p_golden))."""
     def distribution(values):
         low, high = values.min(), values.max()
-        scaled = (values - low) / (high - low) if high > low else np.ones_like(values)
+        scaled = (values - low) / (high - low) if high > low else values
         scaled = np.maximum(scaled, KL_EPSILON)
         return scaled / scaled.sum()
 
-    p, q = distribution(golden.ravel()), distribution(my.ravel())
+    p, q = distribution(my.ravel()), distribution(golden.ravel())
     return float(np.sum(p * np.log(p / q)))
 
 
@@ -83,7 +89,7 @@ def compare_arrays(my, golden):
     relative = _relative(my, golden)
     golden_energy = float(np.sum(golden ** 2))
     result.update({
-        "CosineSimilarity": cosine_similarity(my, golden),
+        "CosineSimilarity": 1.0 if all(d == 1 for d in my.shape) else cosine_similarity(my, golden),
         "MaxAbsoluteError": float(diff.max()),
         "AccumulatedRelativeError": float(relative.sum()),
         "RelativeEuclideanDistance": float(np.sqrt(np.sum(diff ** 2) / golden_energy)) if golden_energy > 0
@@ -91,8 +97,8 @@ def compare_arrays(my, golden):
         "KullbackLeiblerDivergence": kullback_leibler(my, golden),
         "MeanAbsoluteError": float(diff.mean()),
         "RootMeanSquareError": float(np.sqrt(np.mean(diff ** 2))),
-        "MaxRelativeError": float(relative.max()) if relative.size else 0.0,
-        "MeanRelativeError": float(relative.mean()) if relative.size else 0.0,
+        "MaxRelativeError": float(relative.max()),
+        "MeanRelativeError": float(relative.mean()),
     })
     return result
 

@@ -27,14 +27,20 @@ def test_metrics_follow_msaccucmp_formulas():
     mine = np.array([1.1, -2.0, 0.5, 4.0])
     scores = metrics.compare_arrays(mine, golden)
     assert scores["MaxAbsoluteError"] == pytest.approx(0.5)
-    assert scores["MaxRelativeError"] == pytest.approx(0.1)           # the zero golden element is left out
+    assert scores["MaxRelativeError"] == pytest.approx(0.1)           # the zero golden element counts as 0
     assert scores["AccumulatedRelativeError"] == pytest.approx(0.1)
-    assert scores["MeanRelativeError"] == pytest.approx(0.1 / 3)
+    assert scores["MeanRelativeError"] == pytest.approx(0.1 / 4)
     assert scores["RelativeEuclideanDistance"] == pytest.approx(np.sqrt(0.26 / 21))
     assert scores["RootMeanSquareError"] == pytest.approx(np.sqrt(0.26 / 4))
     assert scores["CosineSimilarity"] == pytest.approx(mine @ golden / np.linalg.norm(mine) / np.linalg.norm(golden))
     assert scores["KullbackLeiblerDivergence"] > 0
     assert metrics.compare_arrays(golden, golden)["KullbackLeiblerDivergence"] == pytest.approx(0)
+    # msaccucmp's KL is KL(my || golden) of min-max scaled values floored at float32's epsilon
+    p = np.maximum((mine - mine.min()) / np.ptp(mine), np.finfo(np.float32).eps)
+    q = np.maximum((golden - golden.min()) / np.ptp(golden), np.finfo(np.float32).eps)
+    p, q = p / p.sum(), q / q.sum()
+    assert scores["KullbackLeiblerDivergence"] == pytest.approx(np.sum(p * np.log(p / q)))
+    assert metrics.compare_arrays(np.array(-3.0), np.array(2.0))["CosineSimilarity"] == 1.0   # a scalar, as there
     assert np.isnan(metrics.compare_arrays(np.array([np.inf, 1.0]), golden[:2])["CosineSimilarity"])
     assert metrics.local_error(np.array([np.inf]), np.array([1.0])) == float("inf")
 

@@ -13,6 +13,7 @@ import pytest
 import tensorflow as tf
 
 import npu_bridge.runtime
+from npu_bridge.debug.cli import main as npu_debug
 from npu_bridge.debug.compare import COLUMNS
 from npu_bridge.debug.convert import convert
 from npu_test_support import npu_config
@@ -67,6 +68,18 @@ def test_msaccucmp_compares_the_emulation_with_float32_in_the_columns_we_write(d
     exp = by_tensor[next(name for name in by_tensor if name.startswith("block2_e:output"))]
     assert exp[header.index("DataType")] == "float16"           # the emulated side computed it in float16
     assert 0.99 < float(exp[header.index("CosineSimilarity")]) <= 1.0
+
+    assert npu_debug(["compare", "-m", mixed, "-g", fp32, "-out", str(root / "ours"), "--no-plot"]) == 0
+    with open(root / "ours" / "compare_step0.csv") as handle:
+        ours = {row[8].replace("/", "_"): row for row in list(csv.reader(handle))[1:]}
+    assert ours and set(ours) <= set(by_tensor)                  # theirs also lists every input
+    for name, row in ours.items():                               # the same metrics, to their 6 decimals
+        for column in ("CosineSimilarity", "MaxAbsoluteError", "AccumulatedRelativeError",
+                       "RelativeEuclideanDistance", "KullbackLeiblerDivergence", "MeanAbsoluteError",
+                       "RootMeanSquareError", "MaxRelativeError", "MeanRelativeError"):
+            index = header.index(column)
+            assert float(row[index]) == pytest.approx(float(by_tensor[name][index]), rel=1e-3, abs=2e-6), \
+                (name, column)
 
 
 def test_msaccucmp_decodes_our_opdebug_record(tmp_path):
