@@ -1,10 +1,16 @@
 """Where tf.estimator comes from on TensorFlow >= 2.16, which removed it: npu_bridge.tf1compat.estimator, under
 every name ported scripts reach it by. On 2.15 and earlier TensorFlow's own Estimator is left alone."""
 import importlib
+import sys
 
 ESTIMATOR_PACKAGE = "npu_bridge.tf1compat.estimator"
-ESTIMATOR_ALIASES = dict.fromkeys(("tensorflow.python.estimator", "tensorflow_estimator.python.estimator",
-                                   "tensorflow.estimator", "tensorflow.compat.v1.estimator"), ESTIMATOR_PACKAGE)
+# Longer names first: the alias finder takes the first key that covers a name.
+ESTIMATOR_ALIASES = {
+    **dict.fromkeys(("tensorflow.python.estimator", "tensorflow_estimator.python.estimator",
+                     "tensorflow_estimator.estimator", "tensorflow.estimator", "tensorflow.compat.v1.estimator"),
+                    ESTIMATOR_PACKAGE),
+    "tensorflow_estimator": "npu_bridge.tf1compat.estimator_root",
+}
 
 
 def tensorflow_has_estimator():
@@ -25,7 +31,9 @@ def install(aliases):
 
     aliases.update(ESTIMATOR_ALIASES)
     package = importlib.import_module(ESTIMATOR_PACKAGE)
-    # `tensorflow.compat.v1` reached as an attribute and imported by name (`import tensorflow.compat.v1 as tf`)
-    # are two module objects: both get the attribute.
-    for module in (tensorflow, tensorflow.compat.v1, importlib.import_module("tensorflow.compat.v1")):
+    # The v1 API is several module objects: `tensorflow.compat.v1` imported by name (`import tensorflow.compat.v1
+    # as tf`), the module it wraps, and whichever of them the attribute tensorflow.compat.v1 holds. All get it.
+    importlib.import_module("tensorflow.compat.v1")
+    v1_modules = [sys.modules.get(name) for name in ("tensorflow.compat.v1", "tensorflow._api.v2.compat.v1")]
+    for module in (tensorflow, tensorflow.compat.v1, *filter(None, v1_modules)):
         module.estimator = package

@@ -40,8 +40,9 @@ class EvalSpec(collections.namedtuple("EvalSpec", ("input_fn", "steps", "name", 
 
 
 class _EvaluateAfterSaves(tf.train.CheckpointSaverListener):
-    """Evaluates the checkpoint just saved when throttle_secs have passed since the last evaluation, and the final
-    checkpoint when training ends; keeps the last result and the exporters' results."""
+    """Evaluates the checkpoint just saved when throttle_secs have passed since the last evaluation (not the one
+    saved as training starts), and the final checkpoint when training ends; keeps the last result and the
+    exporters' results."""
 
     def __init__(self, estimator, eval_spec):
         self._estimator, self._spec = estimator, eval_spec
@@ -52,9 +53,12 @@ class _EvaluateAfterSaves(tf.train.CheckpointSaverListener):
 
     def begin(self):
         self._last_time = time.time()
+        self._first_save = True
 
     def after_save(self, session, global_step_value):
-        if time.time() - self._last_time >= self._spec.throttle_secs:
+        if self._first_save:
+            self._first_save = False
+        elif time.time() - self._last_time >= self._spec.throttle_secs:
             self._evaluate(global_step_value)
 
     def end(self, session, global_step_value):
