@@ -36,10 +36,12 @@ augru_outputs, _, _, _, _, _, _ = DynamicAUGRU(HIDDEN, dtype=tf.float32)(rnn_out
                                                                         seq_length=lengths_ph)
 final_state = augru_outputs[-1]
 dropped = tf.keras.layers.Dropout(0.2)(final_state, training=training)
+dropped = tf.layers.dropout(dropped, 0.1, training=training)
 logits = tf.layers.dense(dropped, 1)
 loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=labels_ph, logits=logits))
 train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
-print("converted", any("npu_dropout" in op.name for op in tf.get_default_graph().get_operations()))
+print("converted", len({op.name.split("npu_dropout")[0] for op in tf.get_default_graph().get_operations()
+                         if "npu_dropout" in op.name and not op.name.startswith("gradients")}))
 
 config = tf.ConfigProto()
 custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
