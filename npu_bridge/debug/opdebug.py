@@ -8,7 +8,9 @@ u64:
   `model_id, stream_id, task_id, task_type, pc_start, para_base`;
 - at 512 the DHA Atomic Add status, at 768 the L2 Atomic Add status;
 - at 1024 the AI Core `kernel_code, block_idx, status`.
-The newer layout (first u32 0x5a5a5a5a) is recognised, not decoded.
+Newer NPUs write another layout, read here too (`decode`; msaccucmp's `OpDebugInfoParser`): u32 `magic`
+0x5a5a5a5a and `version`, then one accelerator record of u32 `valid, acc_type, rsv, data_len` and, from byte 24,
+u64 fields named by its type; an AI Core / Vector record of version 1 holds four u64 statuses.
 """
 import struct
 
@@ -51,12 +53,48 @@ def _info(payload, offset):
     return values
 
 
+_AIC_AIV = ("model_id", "stream_id", "task_id", "task_type", "context_id", "thread_id", "pc_start", "para_base",
+            "core_id", "block_id", "status")
+NEW_LAYOUT_FIELDS = {"AIC": _AIC_AIV, "AIV": _AIC_AIV,
+                     "SDMA": ("model_id", "stream_id", "task_id", "task_type", "context_id", "thread_id", "src_addr",
+                              "dst_addr", "channel_id", "status"),
+                     "AICPU": ("model_id", "stream_id", "task_id", "task_type", "context_id", "cpu_id", "thread_id",
+                               "status")}
+ACC_TYPES = {0: "AIC", 1: "AIV", 2: "AICPU", 3: "SDMA"}
+NEW_HEX_FIELDS = ("pc_start", "para_base", "src_addr", "dst_addr")
+STATUS_WORDS = 4            # the statuses of an AIC / AIV record of version 1
+_U32 = struct.Struct("<I")
+
+
+def decode_new_layout(payload):
+    """The JSON msaccucmp writes for a payload of the newer layout: {"magic", "version", "acc_list"}."""
+    if len(payload) < 24:
+        raise ValueError(f"the Opdebug payload holds {len(payload)} bytes, too few for its newer layout's header")
+    magic, version, valid, acc_code, reserved, data_len = (_U32.unpack_from(payload, 4 * i)[0] for i in range(6))
+    acc_type = ACC_TYPES.get(acc_code)
+    if acc_type is None:
+        raise ValueError(f"the Opdebug payload names accelerator type {acc_code}, not one of {ACC_TYPES}")
+    fields = NEW_LAYOUT_FIELDS[acc_type]
+    wide_status = acc_type in ("AIC", "AIV") and version == 1
+    words = len(fields) + (STATUS_WORDS - 1 if wide_status else 0)
+    if len(payload) < 24 + 8 * words:
+        raise ValueError(f"the Opdebug payload holds {len(payload)} bytes; its {acc_type} record needs {24 + 8 * words}")
+    values = _get(payload, 24, words)
+    data = dict(zip(fields, values))
+    if wide_status:
+        data["status"] = values[len(fields) - 1:]
+    for name in NEW_HEX_FIELDS:
+        if name in data:
+            data[name] = hex(data[name])
+    return {"magic": hex(magic), "version": version,
+            "acc_list": {"valid": valid, "acc_type": acc_type, "rsv": reserved, "data_len": data_len, "data": data}}
+
+
 def decode(payload):
-    """The JSON msaccucmp writes for a payload: {"DHA Atomic Add", "L2 Atomic Add", "AI Core"}; a ValueError
-    saying what the payload is when it is not the 2048-byte layout."""
-    if len(payload) >= 4 and struct.unpack_from("<I", payload)[0] == NEW_LAYOUT_MAGIC:
-        raise ValueError("an Opdebug payload in the newer layout (magic 0x5a5a5a5a): npu-debug decodes the "
-                         "2048-byte one; msaccucmp.py convert decodes both")
+    """The JSON msaccucmp writes for a payload: {"DHA Atomic Add", "L2 Atomic Add", "AI Core"} for the 2048-byte
+    layout, {"magic", "version", "acc_list"} for the newer one; a ValueError saying what is wrong otherwise."""
+    if len(payload) >= 4 and _U32.unpack_from(payload)[0] == NEW_LAYOUT_MAGIC:
+        return decode_new_layout(payload)
     if len(payload) != SIZE:
         raise ValueError(f"the Opdebug payload holds {len(payload)} bytes where the NPU's layout has {SIZE}")
     dha, l2, ai_core = _info(payload, DHA_INFO), _info(payload, L2_INFO), _info(payload, AI_CORE_INFO)

@@ -177,3 +177,20 @@ def test_opdebug_payload_bytes_follow_the_npus_layout():
     assert decoded["DHA Atomic Add"]["status"] == decoded["L2 Atomic Add"]["status"] == 0
     with pytest.raises(ValueError, match="363 bytes where the NPU's layout has 2048"):
         opdebug.decode(json.dumps(decoded).encode()[:363].ljust(363))
+
+
+def new_layout_payload(task_id=9, statuses=(0x20, 0, 0, 0)):
+    """An Opdebug payload in the newer layout, by its rules: u32 magic, version 1, then one AI Core record
+    (u32 valid, acc_type 0, rsv, data_len) and its u64 fields from byte 24, the status four u64 wide."""
+    fields = (2, 0, task_id, 0, 0, 0, 0x1000, 0x2000, 3, 1, *statuses)
+    return struct.pack("<6I", 0x5A5A5A5A, 1, 1, 0, 0, 8 * len(fields)) + struct.pack(f"<{len(fields)}Q", *fields)
+
+
+def test_opdebug_payload_of_the_newer_layout_decodes():
+    decoded = opdebug.decode(new_layout_payload())
+    assert decoded == {"magic": "0x5a5a5a5a", "version": 1, "acc_list": {
+        "valid": 1, "acc_type": "AIC", "rsv": 0, "data_len": 112, "data": {
+            "model_id": 2, "stream_id": 0, "task_id": 9, "task_type": 0, "context_id": 0, "thread_id": 0,
+            "pc_start": "0x1000", "para_base": "0x2000", "core_id": 3, "block_id": 1, "status": [0x20, 0, 0, 0]}}}
+    with pytest.raises(ValueError, match="needs 136"):
+        opdebug.decode(new_layout_payload()[:100])

@@ -13,12 +13,14 @@ import pytest
 import tensorflow as tf
 
 import npu_bridge.runtime
+from npu_bridge.debug import dumpdata
 from npu_bridge.debug.cli import main as npu_debug
 from npu_bridge.debug.compare import COLUMNS
 from npu_bridge.debug.convert import convert
 from npu_test_support import npu_config
 
 from .conftest import dump_small_model
+from .test_dumpdata import new_layout_payload
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("msprobe") is None,
                                 reason="mindstudio-probe (msaccucmp) is not installed")
@@ -100,3 +102,13 @@ def test_msaccucmp_decodes_our_opdebug_record(tmp_path):
     with open(os.path.join(os.path.dirname(record), "overflow_summary.json")) as handle:
         (first,) = json.load(handle)["overflows"]
     assert decoded["AI Core"]["status"] == 0x20 and decoded["AI Core"]["task_id"] == first["task_id"]
+
+
+def test_msaccucmp_and_npu_debug_decode_an_opdebug_record_of_the_newer_layout_alike(tmp_path):
+    message = dumpdata.DumpData(version="2.0", op_name="Node_OpDebug")
+    dumpdata.fill(message.output.add(), np.frombuffer(new_layout_payload(), np.uint8))
+    record = dumpdata.write(str(tmp_path / "Opdebug.Node_OpDebug.4.0.1700000000000001"), message)
+    msaccucmp("convert", "-d", record, "-out", tmp_path / "theirs", cwd=tmp_path)
+    convert(record, str(tmp_path / "ours"))
+    name = os.path.basename(record) + ".output.0.json"
+    assert (tmp_path / "theirs" / name).read_text() == (tmp_path / "ours" / name).read_text()
