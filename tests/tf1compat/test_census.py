@@ -1,0 +1,143 @@
+"""The ModelZoo census tool (tools/modelzoo_census.py): its failure classifier on small fake tracebacks, and how it
+reads a training folder's test/*.sh. The census itself needs a ModelZoo checkout and is not run in CI."""
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+failures = _load("census_failures")
+census = _load("modelzoo_census")
+
+NPU_BRIDGE = "/repo/npu_bridge"
+
+
+def traceback(*frames, exception):
+    lines = ["some log line", "Traceback (most recent call last):"]
+    for path, line in frames:
+        lines += [f'  File "{path}", line {line}, in <module>', "    statement()"]
+    return "\n".join([*lines, exception, ""])
+
+
+SCRIPT = ("/mz/TensorFlow/contrib/cv/model/train.py", 3)
+HOOK = (f"{NPU_BRIDGE}/launcher.py", 111)
+BOOTSTRAP = ("<frozen importlib._bootstrap>", 1204)
+
+
+@pytest.mark.parametrize("exception, category", [
+    ("AttributeError: module 'tensorflow.compat.v1' has no attribute 'contrib'", "tf_api"),
+    ("ModuleNotFoundError: No module named 'tensorflow.contrib'", "tf_api"),
+    ("ModuleNotFoundError: No module named 'keras.utils.np_utils'", "tf_api"),
+    ("ImportError: cannot import name 'threadpool' from 'tensorflow.python.data.experimental.ops' (/x.py)", "tf_api"),
+    ("AttributeError: module 'tensorflow' has no attribute 'estimator'", "tf_api"),
+    ("ModuleNotFoundError: No module named 'tensorflow_core'", "tf_api"),
+    ("ModuleNotFoundError: No module named 'imageio'", "third_party"),
+    ("ModuleNotFoundError: No module named 'npu_bridge.estimator.npu.npu_convert_dropout'", "npu_bridge"),
+    ("ImportError: cannot import name 'NpuExecutePlacement' from 'npu_bridge.estimator.npu.npu_config'", "npu_bridge"),
+    ("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/data/train.txt'", "data"),
+    ("tensorflow.python.framework.errors_impl.NotFoundError: /tmp/data/x.tfrecord; No such file", "data"),
+    ("ValueError: num_samples should be a positive integer value, but got num_samples=0", "data"),
+    ("TypeError: unsupported operand type(s) for +: 'int' and 'str'", "other"),
+])
+def test_the_last_exception_of_a_script_traceback_decides(exception, category):
+    output = traceback(SCRIPT, BOOTSTRAP, HOOK, BOOTSTRAP, exception=exception)
+    failure = failures.classify(1, output, npu_bridge_dir=NPU_BRIDGE)
+    assert failure.category == category
+    assert failure.exception == exception
+    assert failure.where == f"{SCRIPT[0]}:{SCRIPT[1]}"      # npu-run's import hook and importlib are passed over
+
+
+def test_an_error_raised_inside_npu_bridge_is_npu_bridges():
+    output = traceback(SCRIPT, (f"{NPU_BRIDGE}/runtime/session.py", 40),
+                       exception="ValueError: could not convert the graph")
+    failure = failures.classify(1, output, npu_bridge_dir=NPU_BRIDGE)
+    assert (failure.category, failure.where) == ("npu_bridge", f"{NPU_BRIDGE}/runtime/session.py:40")
+
+
+def test_a_missing_tf_api_is_tf_api_even_when_npu_bridges_compat_layer_names_it():
+    output = traceback(SCRIPT, (f"{NPU_BRIDGE}/tf1compat/contrib/__init__.py", 30),
+                       exception="AttributeError: tf.contrib.bayesflow is not provided: use tensorflow_probability")
+    assert failures.classify(1, output, npu_bridge_dir=NPU_BRIDGE).category == "tf_api"
+
+
+def test_only_the_last_traceback_counts():
+    first = traceback(SCRIPT, exception="ModuleNotFoundError: No module named 'imageio'")
+    last = traceback(SCRIPT, exception="AttributeError: module 'tensorflow' has no attribute 'contrib'")
+    assert failures.classify(1, first + "During handling...\n" + last).category == "tf_api"
+
+
+@pytest.mark.parametrize("output", [
+    "usage: train.py [-h] --data_dir DATA_DIR\ntrain.py: error: the following arguments are required: --data_dir\n",
+    "usage: main.py [-h]\nmain.py: error: unrecognized arguments: --precision_mode=allow_mix_precision\n",
+    traceback(SCRIPT, exception="absl.flags._exceptions.UnrecognizedFlagError: Unknown command line flag 'x'"),
+    "FATAL Flags parsing error: flag --data_dir=None: Flag --data_dir must have a value other than None.\n",
+])
+def test_a_refused_command_line_is_flags(output):
+    assert failures.classify(2 if "usage" in output else 1, output).category == "flags"
+
+
+def test_exit_zero_and_a_timeout_both_count_as_ran():
+    assert failures.classify(0, "step 10 loss 0.3\n").category == "ran"
+    ran = failures.classify(None, "Epoch 1/10\n", timed_out=True)
+    assert (ran.category, ran.exception) == ("ran", "Epoch 1/10")
+
+
+def test_a_failure_without_traceback_is_read_from_its_last_line():
+    assert failures.classify(1, "loading\nERROR: dataset folder /tmp/d does not exist\n").category == "data"
+    other = failures.classify(-9, "")
+    assert (other.category, other.exception) == ("other", "exit status -9, no output")
+
+
+TRAIN_SH = r"""#!/bin/bash
+cur_path=`pwd`/../
+data_path=""
+batch_size=64
+export PYTHONPATH=$cur_path/slim:$PYTHONPATH
+for para in $*
+do
+    if [[ $para == --data_path* ]];then
+        data_path=`echo ${para#*=}`
+    fi
+done
+cd $cur_path/src
+# python3 old_train.py
+nohup python3 train.py \
+    --data_dir=${data_path}/train \
+    --batch_size $batch_size \
+    --name "two words" \
+    --ckpt=${ckpt_path} > ${cur_path}/test/output/train.log 2>&1 &
+"""
+
+
+def test_the_entry_script_and_its_flags_come_from_the_1p_shell_script(tmp_path):
+    folder = tmp_path / "TensorFlow" / "contrib" / "cv" / "Model_ID1_for_TensorFlow"
+    (folder / "test").mkdir(parents=True)
+    (folder / "src").mkdir()
+    (folder / "src" / "train.py").write_text("import npu_bridge\n")
+    (folder / "test" / "train_performance_1p.sh").write_text(TRAIN_SH)
+    (folder / "test" / "train_full_8p.sh").write_text("python3 other.py\n")
+    data = tmp_path / "empty"
+
+    entry = census.find_entry(folder, data)
+    assert entry.shell_script.name == "train_performance_1p.sh"
+    assert entry.script == (folder / "src" / "train.py").resolve()
+    assert entry.cwd == (folder / "src").resolve()
+    assert entry.args == [f"--data_dir={data}/train", "--batch_size", "64", "--name", "two words", f"--ckpt={data}"]
+    assert entry.environment["PYTHONPATH"].startswith(f"{folder}/test/..//slim:")
+    assert census.training_folders(tmp_path) == [folder]
+
+
+def test_a_checkout_without_tensorflow_folder_is_refused(tmp_path):
+    with pytest.raises(SystemExit, match="has no TensorFlow/ folder"):
+        census.training_folders(tmp_path)

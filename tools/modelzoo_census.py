@@ -1,0 +1,332 @@
+"""Census of Ascend ModelZoo's TensorFlow training scripts: how far each gets under npu-run, with no data.
+
+    python tools/modelzoo_census.py --modelzoo DIR [--sample 60 --seed 0] [--timeout 90] [--jobs 2] \
+        [--out results.tsv] [--python PYTHON]
+
+DIR is a checkout of Ascend/ModelZoo-TensorFlow (the folder holding `TensorFlow/`); from the bare mirror:
+    git -C MIRROR archive HEAD TensorFlow | tar -x -C /tmp/modelzoo
+
+A training folder is the nearest folder above a script importing npu_bridge that has a `test/*.sh`. Its entry
+script is the one its 1p shell script starts (train_performance_1p.sh first, then train_full_1p.sh, then any
+other): the `python3 X.py --flags` line, continuation lines joined, shell variables resolved from the script's
+own plain assignments and exports (`pwd` is the test folder until the script cd's elsewhere), and every data / path / dir variable without a
+value pointed at one empty temporary folder. Each entry script runs as `PYTHON -m npu_bridge X.py --flags` (what
+npu-run runs) from the folder the shell script cd's to, with RANK_SIZE=1 and DEVICE_ID=0, for at most --timeout
+seconds; the first failure is classified by tools/census_failures.py. Not part of CI: it needs the checkout and
+takes about --sample * --timeout / --jobs seconds at worst.
+
+The TSV has one row per folder (category, elapsed seconds, exit status, exception line, where it was raised,
+the command); the summary printed at the end counts the categories and groups the first failures.
+"""
+import argparse
+import collections
+import concurrent.futures
+import os
+import random
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# census_failures is a sibling module of this tool (tools/ is not a package)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from census_failures import CATEGORIES, classify
+
+_IMPORTS_NPU_BRIDGE = re.compile(rb"^\s*(?:from|import)\s+npu_bridge\b", re.MULTILINE)
+_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(.*?)\s*(?:#.*)?$")
+_PYTHON_CALL = re.compile(r"(?:^|[\s;&|(])(?:nohup\s+)?(?:\S*/)?python(?:3(?:\.\d+)?)?\s+(?:-u\s+)?(\S+\.py)\b(.*)$")
+_VARIABLE = re.compile(r"\$\{(\w+)(?::?[-=]([^}]*))?\}|\$([A-Za-z_]\w*|\d)")
+_PATH_LIKE = re.compile(r"path|dir|data|ckpt|file|root|url", re.IGNORECASE)
+_SHELL_PREFERENCE = ("train_performance_1p.sh", "train_full_1p.sh")
+_STOP_TOKENS = (">", "1>", "2>", "&", "|", ";", "&&", "||")
+
+
+@dataclass
+class Entry:
+    folder: Path                # the training folder
+    shell_script: Path          # the test/*.sh read
+    cwd: Path                   # where the shell script runs python
+    script: Path | None         # the entry script; None when none was found (why: in `problem`)
+    args: list
+    problem: str = ""
+    environment: dict = field(default_factory=dict)     # what the shell script exports (PYTHONPATH, ...)
+
+
+def training_folders(modelzoo):
+    """Every training folder under MODELZOO/TensorFlow (a folder with test/*.sh above a script importing
+    npu_bridge), sorted."""
+    root = Path(modelzoo) / "TensorFlow"
+    if not root.is_dir():
+        raise SystemExit(f"modelzoo_census: {modelzoo} has no TensorFlow/ folder: expected a checkout of "
+                         "Ascend/ModelZoo-TensorFlow")
+    with_tests = {shell.parent.parent for shell in root.rglob("test/*.sh")}
+    folders = set()
+    for script in root.rglob("*.py"):
+        try:
+            if not _IMPORTS_NPU_BRIDGE.search(script.read_bytes()):
+                continue
+        except OSError:
+            continue
+        for parent in script.parents:
+            if parent in with_tests:
+                folders.add(parent)
+                break
+            if parent == root:
+                break
+    return sorted(folders)
+
+
+def _shell_script(folder):
+    scripts = sorted((folder / "test").glob("*.sh"))
+    for preferred in _SHELL_PREFERENCE:
+        for shell in scripts:
+            if shell.name.lower() == preferred:
+                return shell
+    one_device = [shell for shell in scripts if "1p" in shell.name.lower()]
+    return (one_device or scripts)[0]
+
+
+def _logical_lines(text):
+    """The shell script's lines with `\\` continuations joined and comment lines dropped."""
+    joined = re.sub(r"\\\r?\n", " ", text)
+    return [line for line in joined.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+_SCRIPT_DIR = re.compile(r"""\$\(\s*cd\s+["']?\$\(\s*dirname\s+["']?\$\{?(?:0|BASH_SOURCE[^}"')]*)\}?["']?\s*\)["']?"""
+                         r"""\s*(?:;|&&)\s*pwd\s*\)""")
+_PWD = re.compile(r"`pwd`|\$\(\s*pwd\s*\)")
+
+
+class _ShellVariables:
+    """The values the census gives a shell script's variables (see the module docstring)."""
+
+    def __init__(self, test_dir, data_dir):
+        self._test_dir = str(test_dir)
+        self._data_dir = str(data_dir)
+        self.values = {"ASCEND_DEVICE_ID": "0", "DEVICE_ID": "0", "RANK_ID": "0", "RANK_SIZE": "1",
+                       "RANK_ID_START": "0", "0": str(test_dir / "script.sh"),
+                       "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+        self.exported = {}
+
+    def assign(self, name, raw, cwd, export=False):
+        """Record `name=raw` run in folder `cwd`; a value computed at run time (from the arguments, from other
+        commands) gets none here, except the script's own folder and `pwd`."""
+        value = _SCRIPT_DIR.sub(self._test_dir, raw.strip())
+        value = _PWD.sub(str(cwd), value)
+        if "`" in value or "$(" in value:
+            return
+        self.values[name] = self.expand(value.replace('"', "").replace("'", ""))
+        if export or name in self.exported:
+            self.exported[name] = self.values[name]
+
+    def value(self, name, default=None):
+        value = self.values.get(name, "")
+        if value:
+            return value
+        if default:
+            return self.expand(default)
+        return self._data_dir if _PATH_LIKE.search(name) else ""
+
+    def expand(self, text):
+        return _VARIABLE.sub(lambda match: self.value(match.group(1) or match.group(3), match.group(2)), text)
+
+
+def find_entry(folder, data_dir):
+    """The Entry its shell script would run, with variables resolved (see the module docstring)."""
+    shell = _shell_script(folder)
+    variables = _ShellVariables(shell.parent, data_dir)
+    cwd = shell.parent
+    for line in _logical_lines(shell.read_text(errors="replace")):
+        call = _PYTHON_CALL.search(line)
+        if call:
+            return _entry(folder, shell, cwd, variables, call.group(1), call.group(2))
+        assignment = _ASSIGNMENT.match(line)
+        if assignment and not line.lstrip().startswith(("if", "elif")):
+            variables.assign(assignment.group(1), assignment.group(2), cwd, line.lstrip().startswith("export"))
+            continue
+        change = re.match(r"^\s*cd\s+(\S+)", line)
+        if change:
+            target = Path(variables.expand(change.group(1).strip("\"'")))
+            cwd = (cwd / target).resolve() if not target.is_absolute() else target.resolve()
+    return Entry(folder, shell, cwd, None, [], problem=f"no python call in {shell.name}")
+
+
+def _entry(folder, shell, cwd, variables, script_text, rest):
+    lexer = shlex.shlex(variables.expand(rest), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    args = []
+    try:
+        for token in lexer:
+            if token in _STOP_TOKENS or token.startswith((">", "<", "&", "|", ";")) or re.fullmatch(r"\d>", token):
+                break
+            args.append(token)
+    except ValueError:      # an unbalanced quote: keep the arguments read so far
+        pass
+    script = Path(variables.expand(script_text))
+    for base in (cwd, folder, shell.parent):
+        candidate = script if script.is_absolute() else base / script
+        if candidate.is_file():
+            cwd = candidate.parent if base is shell.parent else cwd
+            return Entry(folder, shell, cwd, candidate.resolve(), args, environment=variables.exported)
+    matches = sorted(folder.rglob(script.name))     # the .sh cd's somewhere the census could not follow
+    if len(matches) == 1:
+        return Entry(folder, shell, matches[0].parent, matches[0].resolve(), args, environment=variables.exported)
+    return Entry(folder, shell, cwd, None, args, problem=f"{script_text} named in {shell.name} not found")
+
+
+_RUNNING = set()       # process groups of the scripts running now, killed if the census itself is stopped
+
+
+def run_entry(entry, python, timeout, npu_bridge_dir, log_dir=None):
+    """Run one entry script under npu-run; the row for the TSV (its whole output goes to log_dir, if given)."""
+    started = time.monotonic()
+    if entry.script is None:
+        return _row(entry, "other", 0.0, "", entry.problem, "", "")
+    command = [python, "-m", "npu_bridge", str(entry.script), *entry.args]
+    environment = dict(os.environ, **entry.environment, TF_CPP_MIN_LOG_LEVEL="2", RANK_SIZE="1", RANK_ID="0",
+                       DEVICE_ID="0", ASCEND_DEVICE_ID="0", PYTHONUNBUFFERED="1")
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(command, cwd=entry.cwd, stdout=output, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, env=environment, start_new_session=True)
+        _RUNNING.add(process.pid)
+        timed_out = False
+        try:
+            returncode = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out, returncode = True, None
+        finally:
+            _kill_group(process.pid)
+            process.wait()
+        output.seek(0)
+        text = output.read().decode(errors="replace")
+    if log_dir is not None:
+        Path(log_dir, _relative(entry.folder).replace("/", "__") + ".log").write_text(text)
+    failure = classify(returncode, text, timed_out, npu_bridge_dir)
+    elapsed = time.monotonic() - started
+    status = "timeout" if timed_out else str(returncode)
+    return _row(entry, failure.category, elapsed, status, failure.exception, failure.where, _last_line(text),
+                command)
+
+
+def _kill_group(pid):
+    """Kill the script and whatever it started (it runs in a session of its own)."""
+    _RUNNING.discard(pid)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _last_line(text):
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+def _relative(folder):
+    """The folder as the TSV names it: from TensorFlow/ on."""
+    parts = folder.parts
+    return "/".join(parts[parts.index("TensorFlow"):]) if "TensorFlow" in parts else str(folder)
+
+
+def _row(entry, category, elapsed, status, exception, where, last_line, command=()):
+    return {"folder": _relative(entry.folder), "category": category, "elapsed_s": f"{elapsed:.1f}", "status": status,
+            "exception": exception[:300], "where": where, "last_line": last_line,
+            "command": shlex.join(str(part) for part in command[2:]), "cwd": str(entry.cwd)}
+
+
+def _write_tsv(rows, path):
+    columns = ["folder", "category", "elapsed_s", "status", "exception", "where", "last_line", "command", "cwd"]
+    with open(path, "w") as tsv:
+        tsv.write("\t".join(columns) + "\n")
+        tsv.writelines("\t".join(row[column].replace("\t", " ").replace("\n", " ") for column in columns) + "\n"
+                       for row in rows)
+
+
+def summary(rows):
+    """Counts per category, then the first failures grouped by exception line (most frequent first)."""
+    counts = collections.Counter(row["category"] for row in rows)
+    lines = [f"{len(rows)} training folders: " + ", ".join(f"{category} {counts[category]}"
+                                                            for category in CATEGORIES if counts[category])]
+    for category in CATEGORIES:
+        if category == "ran" or not counts[category]:
+            continue
+        groups = collections.Counter(_group_key(row["exception"]) for row in rows if row["category"] == category)
+        lines.append(f"{category}:")
+        lines.extend(f"  {count:3d}  {key}" for key, count in groups.most_common())
+    return "\n".join(lines)
+
+
+def _group_key(exception):
+    """The exception line without the parts that differ from script to script (file names, numbers)."""
+    return re.sub(r"'/[^']*'|\"/[^\"]*\"", "'PATH'", exception)[:160]
+
+
+def _empty_folder(parent, index):
+    """An empty folder of its own for one script's data paths (a script may write there)."""
+    folder = Path(parent) / str(index)
+    folder.mkdir()
+    return folder
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--modelzoo", required=True, help="checkout of Ascend/ModelZoo-TensorFlow")
+    parser.add_argument("--sample", type=int, help="run only N folders drawn at random (default: all)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random sample (default 0)")
+    parser.add_argument("--timeout", type=float, default=90.0, help="seconds per script (default 90)")
+    parser.add_argument("--jobs", type=int, default=2, help="scripts run at once (default 2)")
+    parser.add_argument("--out", default="census.tsv", help="TSV written (default census.tsv)")
+    parser.add_argument("--logs", help="folder to write each script's whole output to (FOLDER_NAME.log)")
+    parser.add_argument("--python", default=sys.executable,
+                        help="the Python whose npu_bridge runs the scripts (default: this one)")
+    args = parser.parse_args(argv)
+    modelzoo = Path(args.modelzoo).resolve()
+    folders = training_folders(modelzoo)
+    if args.sample and args.sample < len(folders):
+        folders = sorted(random.Random(args.seed).sample(folders, args.sample))
+    where_is_npu_bridge = ("import importlib.util; "
+                           "print(importlib.util.find_spec('npu_bridge').submodule_search_locations[0])")
+    npu_bridge_dir = subprocess.run([args.python, "-c", where_is_npu_bridge],
+                                    capture_output=True, text=True, check=True).stdout.strip()
+    print(f"{len(folders)} folders, timeout {args.timeout:g} s, {args.jobs} jobs, npu_bridge from {npu_bridge_dir}",
+          flush=True)
+    if args.logs:
+        os.makedirs(args.logs, exist_ok=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    rows = _run_all(folders, args, npu_bridge_dir)
+    rows.sort(key=lambda row: row["folder"])
+    _write_tsv(rows, args.out)
+    print(summary(rows))
+    return 0
+
+
+def _run_all(folders, args, npu_bridge_dir):
+    with tempfile.TemporaryDirectory(prefix="census-data-") as data_dir:
+        entries = [find_entry(folder, _empty_folder(data_dir, index)) for index, folder in enumerate(folders)]
+        pool = concurrent.futures.ThreadPoolExecutor(args.jobs)
+        futures = [pool.submit(run_entry, entry, args.python, args.timeout, npu_bridge_dir, args.logs)
+                   for entry in entries]
+        rows = []
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                row = future.result()
+                rows.append(row)
+                print(f"[{len(rows)}/{len(entries)}] {row['category']:11s} {row['elapsed_s']:>6s}s "
+                      f"{row['folder']}: {row['exception'][:120]}", flush=True)
+        except BaseException:       # Ctrl-C or SIGTERM: stop the scripts running, start no more
+            pool.shutdown(wait=False, cancel_futures=True)
+            for pid in list(_RUNNING):
+                _kill_group(pid)
+            raise
+        pool.shutdown()
+    return rows
+
+
+if __name__ == "__main__":
+    sys.exit(main())
