@@ -93,11 +93,12 @@ class _UserCodeImports:
     """builtins.__import__ replacement routing the user's `import tensorflow` (and `tensorflow.X` for every
     submodule of tf.compat.v1) to the TF1 API."""
 
-    def __init__(self, tf1, v1, keras_v1=None):
+    def __init__(self, tf1, v1, keras_v1=None, tf1compat=None):
         self._original = builtins.__import__
         self._tf1 = tf1
         self._v1 = v1
         self._keras_v1 = keras_v1       # module path of the v1 Keras 2 API that `import keras` gets, or None
+        self._tf1compat = tf1compat     # npu_bridge.tf1compat: TF 1.15 module paths TensorFlow 2.x lacks, or None
         self._library_dirs = _library_dirs()
         self._is_user_file = {}
 
@@ -117,13 +118,11 @@ class _UserCodeImports:
         return known
 
     def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
-        if self._keras_v1 and not level and (name == "keras" or name.startswith("keras.")) and \
-                not name.startswith(self._keras_v1) and self._from_user_code(globals):
-            try:
-                module = self._original(self._keras_v1 + name[len("keras"):], globals, locals, fromlist)
-            except ModuleNotFoundError:
-                return self._original(name, globals, locals, fromlist, level)
-            return module if fromlist else self._original(self._keras_v1, globals, locals, ("__name__",))
+        if self._tf1compat and not level and name.startswith(("keras", "tensorflow")) and \
+                self._from_user_code(globals):
+            module = self._tf1_path(name, globals, locals, fromlist)
+            if module is not None:
+                return module
         if level or not name.startswith("tensorflow") or not self._from_user_code(globals):
             return self._original(name, globals, locals, fromlist, level)
         if name == "tensorflow":
@@ -133,6 +132,45 @@ class _UserCodeImports:
         if module is None:
             return self._original(name, globals, locals, fromlist, level)
         return module if fromlist else self._tf1
+
+    def _tf1_path(self, name, globals, locals, fromlist):
+        """The module a TF 1.15 path TensorFlow 2.x lacks or changed stands for (a Keras 2 module path, or one of
+        tf1compat.USER_CODE_ALIASES), as `__import__` returns it; None for every other name."""
+        keras2_path = None
+        if self._keras_v1 and not name.startswith(self._keras_v1):
+            keras2_path = self._tf1compat.keras_paths.keras2_path(name)
+        if keras2_path is not None:
+            return self._keras2(name, keras2_path, globals, locals, fromlist)
+        aliases = self._tf1compat.USER_CODE_ALIASES
+        if name in aliases:
+            module = self._original(aliases[name], globals, locals, ("__name__",))
+            return module if fromlist else self._tf1compat.bind(self._tf1, name.split(".")[1:], module)
+        replaced = [item for item in fromlist or () if f"{name}.{item}" in aliases]
+        if not replaced:
+            return None
+        module = self._original(name, globals, locals, fromlist)
+        for item in replaced:       # from tensorflow.python.framework import graph_util
+            module = self._tf1compat.Overlay(module, item, self._original(aliases[f"{name}.{item}"], globals,
+                                                                          locals, ("__name__",)))
+        return module
+
+    def _keras2(self, name, path, globals, locals, fromlist):
+        """A Keras 2 module path (`keras.layers`, `keras.utils.np_utils`, `tensorflow.python.keras.engine`, ...):
+        the v1 Keras 2 API's module when it has the path and the names asked for, else the module
+        tf1compat.keras_paths builds for it."""
+        try:
+            module = self._original(f"{self._keras_v1}.{path}" if path else self._keras_v1, globals, locals,
+                                    ("__name__",))
+        except ModuleNotFoundError:
+            module = None
+        if module is None or any(not hasattr(module, item) for item in fromlist or () if item != "*"):
+            module = self._tf1compat.keras_paths.keras2_module(self._keras_v1, path)
+        if fromlist:
+            return module
+        top_name = name.split(".")[0]
+        top = self._tf1 if top_name == "tensorflow" else self._original(
+            self._keras_v1 if top_name == "keras" else top_name, globals, locals, ("__name__",))
+        return self._tf1compat.bind(top, name.split(".")[1:], module)
 
     def _v1_submodule(self, name, globals, locals):
         """The tf.compat.v1 counterpart of `tensorflow.X[.Y]` (tensorflow.layers, .train, .summary, .keras.layers,
@@ -163,6 +201,7 @@ def _prepare_tensorflow():
     from tensorflow.python.util import deprecation
 
     import npu_bridge
+    import npu_bridge.tf1compat.keras_paths  # the import hook's Keras 2 paths (standard library only)
     from npu_bridge import tf1compat
 
     npu_bridge.activate()
@@ -171,7 +210,7 @@ def _prepare_tensorflow():
     with deprecation.silence():
         tensorflow.compat.v1.disable_v2_behavior()
     v1 = tensorflow.compat.v1
-    _UserCodeImports(_tf1_module(v1, tensorflow), v1, _keras_v1()).install()
+    _UserCodeImports(_tf1_module(v1, tensorflow), v1, _keras_v1(), tf1compat).install()
 
 
 def _keras_v1():

@@ -4,12 +4,14 @@ The census (tools/modelzoo_census.py) runs each entry script with no data and a 
 first thing that stopped it, read from the last traceback it printed:
 
     tf_api       an AttributeError / ImportError naming a TensorFlow 1.15 API (tensorflow, contrib, keras,
-                 estimator) that is missing here, or npu_bridge's own "not provided" error for one
+                 estimator) that is missing here, or one that npu_bridge's TF 1.15 compatibility layer
+                 (npu_bridge.tf1compat) lacks or refuses
     npu_bridge   a traceback whose last frame is inside the npu_bridge package, or an import of a Huawei
                  npu_bridge module or name this package lacks
     third_party  ModuleNotFoundError for a module that is neither TensorFlow's nor npu_bridge's (a package the user
                  installs, or a module of the script's own folder)
-    data         the script looked for its data (file or folder not found, an empty dataset)
+    data         the script looked for its data (file or folder not found, an empty dataset, a download
+                 without network)
     flags        the command line was refused (argparse usage error, absl flags error)
     ran          exited 0, or still running when the time limit struck
     other        any other failure (kept with its last line, to be read)
@@ -25,6 +27,7 @@ _TF_FAMILY = re.compile(r"\b(tensorflow|tensorflow_core|tf_keras|keras|contrib|e
                         r"|\btf\.")
 _TF_TOP_MODULES = ("tensorflow", "tensorflow_core", "tensorflow_estimator", "tf_keras", "keras")
 _NPU_BRIDGE_NAME = re.compile(r"\bnpu_bridge\b")
+_TF1COMPAT = re.compile(r"npu_bridge\.tf1compat|TF 1\.15 compatibility layer")
 _EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)|KeyError|StopIteration)"
                              r"(?::\s?(.*))?$")
 _FRAME_LINE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
@@ -34,7 +37,9 @@ _DATA_EXCEPTIONS = ("FileNotFoundError", "NotFoundError", "IsADirectoryError", "
 _DATA_WORDS = re.compile(r"no such file|not found|does not exist|doesn't exist|no files? (?:match|found)|"
                          r"empty (?:dataset|directory|folder|list)|no (?:data|images|samples|records)|"
                          r"cannot (?:open|find|identify|read)|unable to open|failed to open|"
-                         r"num_samples should be a positive|must be (?:a )?directory", re.IGNORECASE)
+                         r"num_samples should be a positive|must be (?:a )?directory|"
+                         r"URL fetch failure|Name or service not known|urlopen error|Failed to establish a new "
+                         r"connection", re.IGNORECASE)
 _FLAGS_WORDS = re.compile(r"error: (?:unrecognized arguments|the following arguments are required|argument )|"
                           r"UnrecognizedFlagError|IllegalFlagValueError|Flags parsing error|"
                           r"FATAL Flags|Unknown command line flag", re.IGNORECASE)
@@ -122,6 +127,8 @@ def classify(returncode, output, timed_out=False, npu_bridge_dir=None):
     name, _, message = exception.partition(":")
     name = name.rsplit(".", 1)[-1]
     message = message.strip()
+    if _TF1COMPAT.search(message):
+        return Failure("tf_api", exception, where)
     if _is_missing_npu_bridge_name(name, message):
         return Failure("npu_bridge", exception, where)
     if _is_tf_api(name, message):

@@ -1,22 +1,25 @@
 """Census of Ascend ModelZoo's TensorFlow training scripts: how far each gets under npu-run, with no data.
 
-    python tools/modelzoo_census.py --modelzoo DIR [--sample 60 --seed 0] [--timeout 90] [--jobs 2] \
-        [--out results.tsv] [--python PYTHON]
+    python tools/modelzoo_census.py --modelzoo DIR [--extract-from MIRROR] [--sample 60 --seed 0] \
+        [--timeout 90] [--jobs 2] [--out census.tsv] [--logs LOGDIR] [--python PYTHON]
 
-DIR is a checkout of Ascend/ModelZoo-TensorFlow (the folder holding `TensorFlow/`); from the bare mirror:
-    git -C MIRROR archive HEAD TensorFlow | tar -x -C /tmp/modelzoo
+DIR is a checkout of Ascend/ModelZoo-TensorFlow (the folder holding `TensorFlow/`). `--extract-from MIRROR` first
+writes one from a bare clone of that repository: its `TensorFlow/` files of at most 2 MB (code, shell scripts,
+configs; the clone may lack the large blobs, which `git archive` then refuses).
 
 A training folder is the nearest folder above a script importing npu_bridge that has a `test/*.sh`. Its entry
 script is the one its 1p shell script starts (train_performance_1p.sh first, then train_full_1p.sh, then any
-other): the `python3 X.py --flags` line, continuation lines joined, shell variables resolved from the script's
-own plain assignments and exports (`pwd` is the test folder until the script cd's elsewhere), and every data / path / dir variable without a
-value pointed at one empty temporary folder. Each entry script runs as `PYTHON -m npu_bridge X.py --flags` (what
-npu-run runs) from the folder the shell script cd's to, with RANK_SIZE=1 and DEVICE_ID=0, for at most --timeout
-seconds; the first failure is classified by tools/census_failures.py. Not part of CI: it needs the checkout and
-takes about --sample * --timeout / --jobs seconds at worst.
+other): the `python3 X.py --flags` line, continuation lines joined, shell variables resolved from the script's own
+plain assignments and exports (`pwd` is the test folder until the script cd's elsewhere), and every data / path /
+dir variable without a value pointed at an empty temporary folder of its own. Each entry script runs as
+`PYTHON -m npu_bridge X.py --flags` (what npu-run runs) from the folder the shell script cd's to, with RANK_SIZE=1,
+DEVICE_ID=0, and that folder and the training folder on PYTHONPATH (as the READMEs have users export it), for at
+most --timeout seconds; the first failure is classified by tools/census_failures.py. Not part of CI: it needs the
+checkout and takes up to --sample * --timeout / --jobs seconds.
 
-The TSV has one row per folder (category, elapsed seconds, exit status, exception line, where it was raised,
-the command); the summary printed at the end counts the categories and groups the first failures.
+The TSV has one row per folder (category, elapsed seconds, exit status, exception line, where it was raised, the
+last output line, the command); the summary printed at the end counts the categories and groups the first
+failures. --logs keeps each script's whole output.
 """
 import argparse
 import collections
@@ -55,6 +58,33 @@ class Entry:
     args: list
     problem: str = ""
     environment: dict = field(default_factory=dict)     # what the shell script exports (PYTHONPATH, ...)
+
+
+def extract(mirror, destination, largest=2_000_000):
+    """Write the TensorFlow/ files of the bare clone `mirror` (HEAD) of at most `largest` bytes to `destination`."""
+    listing = subprocess.run(["git", "-C", mirror, "ls-tree", "-r", "-l", "HEAD", "TensorFlow"], capture_output=True,
+                             text=True, check=True).stdout
+    wanted = []
+    for line in listing.splitlines():
+        meta, path = line.split("\t", 1)
+        _mode, kind, blob, size = meta.split()
+        if kind == "blob" and size.isdigit() and int(size) <= largest:
+            wanted.append((blob, path))
+    reader = subprocess.Popen(["git", "-C", mirror, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE)
+    for blob, path in wanted:
+        reader.stdin.write(blob.encode() + b"\n")
+        reader.stdin.flush()
+        header = reader.stdout.readline().split()
+        if header[1] == b"missing":
+            continue
+        content = reader.stdout.read(int(header[2]))
+        reader.stdout.read(1)
+        target = Path(destination, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+    reader.stdin.close()
+    reader.wait()
 
 
 def training_folders(modelzoo):
@@ -189,8 +219,11 @@ def run_entry(entry, python, timeout, npu_bridge_dir, log_dir=None):
     if entry.script is None:
         return _row(entry, "other", 0.0, "", entry.problem, "", "")
     command = [python, "-m", "npu_bridge", str(entry.script), *entry.args]
-    environment = dict(os.environ, **entry.environment, TF_CPP_MIN_LOG_LEVEL="2", RANK_SIZE="1", RANK_ID="0",
-                       DEVICE_ID="0", ASCEND_DEVICE_ID="0", PYTHONUNBUFFERED="1")
+    environment = {**os.environ, **entry.environment, "TF_CPP_MIN_LOG_LEVEL": "2", "RANK_SIZE": "1", "RANK_ID": "0",
+                   "DEVICE_ID": "0", "ASCEND_DEVICE_ID": "0", "PYTHONUNBUFFERED": "1"}
+    # the folder's own packages importable, as READMEs have users `export PYTHONPATH=...:/path/to/model`
+    environment["PYTHONPATH"] = os.pathsep.join(part for part in (environment.get("PYTHONPATH"), str(entry.cwd),
+                                                                  str(entry.folder)) if part)
     with tempfile.TemporaryFile() as output:
         process = subprocess.Popen(command, cwd=entry.cwd, stdout=output, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, env=environment, start_new_session=True)
@@ -277,6 +310,8 @@ def _empty_folder(parent, index):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modelzoo", required=True, help="checkout of Ascend/ModelZoo-TensorFlow")
+    parser.add_argument("--extract-from", metavar="MIRROR",
+                        help="first write DIR from this bare clone of Ascend/ModelZoo-TensorFlow (if DIR is absent)")
     parser.add_argument("--sample", type=int, help="run only N folders drawn at random (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random sample (default 0)")
     parser.add_argument("--timeout", type=float, default=90.0, help="seconds per script (default 90)")
@@ -287,6 +322,8 @@ def main(argv=None):
                         help="the Python whose npu_bridge runs the scripts (default: this one)")
     args = parser.parse_args(argv)
     modelzoo = Path(args.modelzoo).resolve()
+    if args.extract_from and not modelzoo.exists():
+        extract(args.extract_from, modelzoo)
     folders = training_folders(modelzoo)
     if args.sample and args.sample < len(folders):
         folders = sorted(random.Random(args.seed).sample(folders, args.sample))

@@ -13,6 +13,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import types
 
 from npu_bridge.tf1compat import estimator_paths
 
@@ -33,6 +34,20 @@ ALIASES = {
     "tensorflow.contrib.image.python.ops": "npu_bridge.tf1compat.contrib.image",
     # tf-slim's layers import TF's legacy layers from here; tf_keras ships them one level down
     "tf_keras.legacy_tf_layers": "tf_keras.src.legacy_tf_layers",
+    # other module paths TF 1.15 had and TensorFlow 2.x dropped
+    "tensorflow_core": "tensorflow",        # where TF 1.15's pip package kept its modules; some scripts import them so
+    "tensorflow.examples": "npu_bridge.tf1compat.examples",
+    "tensorflow.tools.graph_transforms": "npu_bridge.tf1compat.graph_transforms",
+    "tensorflow.python.graph_util": "npu_bridge.tf1compat.graph_util",
+    "tensorflow.python.data.experimental.ops.threadpool": "npu_bridge.tf1compat.threadpool",
+    "tensorflow.python.distribute.distribution_strategy_context": "npu_bridge.tf1compat.distribution_strategy_context",
+    "tensorflow.python.training.distribution_strategy_context": "npu_bridge.tf1compat.distribution_strategy_context",
+}
+
+# Modules TensorFlow 2.x still has under TF 1.15's name but without TF 1.15's contents. TensorFlow itself imports
+# them, so they cannot be aliased for everyone: npu-run's import hook gives the user's code these instead.
+USER_CODE_ALIASES = {
+    "tensorflow.python.framework.graph_util": "npu_bridge.tf1compat.graph_util",
 }
 
 # Stand-ins for modules of the Ascend cloud the ported scripts import, used only when the real module is not
@@ -61,11 +76,45 @@ class _AliasLoader(importlib.abc.Loader):
         module.__spec__ = self._target_spec
 
 
-class AliasFinder(importlib.abc.MetaPathFinder):
-    """Finds the modules named in `aliases` (and their submodules); every other name is left to the usual finders."""
+def _patch_model_layers(training_module):
+    from npu_bridge.tf1compat.removed import patch_model_layers
 
-    def __init__(self, aliases):
+    patch_model_layers(training_module)
+
+
+# Modules of other libraries that get a TF 1.15 fix-up once they are imported (never imported for it): Keras'
+# Model gets a `_layers` that names the script's line (tf1compat.removed).
+AFTER_IMPORT = {
+    "tf_keras.src.engine.training": _patch_model_layers,
+    "keras.src.engine.training": _patch_model_layers,
+}
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    """A module's own loader, then its AFTER_IMPORT fix-up."""
+
+    def __init__(self, loader, patch):
+        self._loader = loader
+        self._patch = patch
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        self._patch(module)
+
+    def __getattr__(self, name):        # get_source, get_filename, ...: the module's own loader answers
+        return getattr(self._loader, name)
+
+
+class AliasFinder(importlib.abc.MetaPathFinder):
+    """Finds the modules named in `aliases` (and their submodules); every other name is left to the usual finders,
+    except that the modules in `after_import` get their fix-up once loaded."""
+
+    def __init__(self, aliases, after_import=None):
         self._aliases = aliases
+        self._after_import = after_import or {}
 
     def target(self, fullname):
         """The module providing `fullname`, or None when no alias covers it."""
@@ -76,6 +125,8 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         return self._aliases[prefix] + fullname[len(prefix):]
 
     def find_spec(self, fullname, path=None, target=None):
+        if fullname in self._after_import:
+            return self._patched_spec(fullname, path, target)
         module_name = self.target(fullname)
         if module_name is None:
             return None
@@ -90,6 +141,18 @@ class AliasFinder(importlib.abc.MetaPathFinder):
                 raise removed.missing_module(fullname)
             return None
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module_name))
+
+
+    def _patched_spec(self, fullname, path, target):
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _PatchingLoader(spec.loader, self._after_import[fullname])
+                return spec
+        return None
 
 
 class FallbackFinder(AliasFinder):
@@ -111,7 +174,7 @@ class FallbackFinder(AliasFinder):
         return super().find_spec(fullname, path, target)
 
 
-_FINDER = AliasFinder(ALIASES)
+_FINDER = AliasFinder(ALIASES, AFTER_IMPORT)
 _FALLBACK_FINDER = FallbackFinder(FALLBACKS)
 
 
@@ -119,8 +182,38 @@ def install():
     """Make TF 1.15's module names, and the cloud stand-ins, importable in this process (idempotent)."""
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+        for name, patch in AFTER_IMPORT.items():      # imported before install(): fix it up now
+            if name in sys.modules:
+                patch(sys.modules[name])
     if _FALLBACK_FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FALLBACK_FINDER)
     estimator_paths.install(ALIASES)
     if "tensorflow" in sys.modules:     # the launcher imports TensorFlow first; then tf.compat.v1.contrib resolves
         importlib.import_module("npu_bridge.tf1compat.contrib").attach(sys.modules["tensorflow"])
+
+
+class Overlay(types.ModuleType):
+    """`base` with one attribute replaced: what `import a.b.c` binds to `a` when a.b.c resolves elsewhere."""
+
+    def __init__(self, base, name, value):
+        super().__init__(base.__name__, base.__doc__)
+        self._base = base
+        setattr(self, name, value)
+
+    def __getattr__(self, name):
+        return getattr(self._base, name)
+
+    def __dir__(self):
+        return sorted(set(dir(self._base)) | set(self.__dict__))
+
+
+def bind(top, parts, leaf):
+    """What `import top.parts[0]...parts[-1]` binds: `top`, whose attribute path `parts` leads to `leaf` (overlaid
+    where the real attribute is something else), so `import tensorflow.python.keras as keras` gets the leaf."""
+    if not parts:
+        return leaf
+    child = getattr(top, parts[0], None)
+    if not isinstance(child, types.ModuleType):
+        child = types.ModuleType(f"{top.__name__}.{parts[0]}")
+    inner = bind(child, parts[1:], leaf)
+    return top if inner is getattr(top, parts[0], None) else Overlay(top, parts[0], inner)

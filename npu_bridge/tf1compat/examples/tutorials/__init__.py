@@ -1,0 +1,1 @@
+"""TF 1.15's `tensorflow.examples.tutorials`."""

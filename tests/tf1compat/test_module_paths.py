@@ -1,0 +1,98 @@
+"""TF 1.15 module paths TensorFlow 2.x removed or moved (tensorflow_core.*, tensorflow.python.graph_util, the tf.data
+threadpool, distribution_strategy_context), and the private internals no drop-in can keep, which stop with an
+error naming the script's line and the public replacement."""
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from npu_bridge import tf1compat
+
+
+@pytest.fixture(autouse=True)
+def installed():
+    tf1compat.install()
+
+
+def test_tensorflow_core_is_tf_1_15s_name_for_the_tensorflow_package():
+    from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+    from tensorflow.python.tools import freeze_graph
+    from tensorflow_core.core.protobuf.rewriter_config_pb2 import RewriterConfig as CoreRewriterConfig
+    from tensorflow_core.python.tools import freeze_graph as core_freeze_graph
+
+    assert CoreRewriterConfig is RewriterConfig and core_freeze_graph is freeze_graph
+
+
+def test_graph_util_has_tf_1_15s_five_functions_and_freezes_a_graph():
+    from tensorflow.python import graph_util
+
+    import npu_bridge.tf1compat.graph_util as framework_graph_util
+
+    assert graph_util is framework_graph_util
+    graph = tf.Graph()
+    with graph.as_default():
+        weight = tf.compat.v1.get_variable("w", initializer=np.array([[2.0]], np.float32))
+        tf.matmul(tf.compat.v1.placeholder(tf.float32, [None, 1], name="x"), weight, name="y")
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            frozen = graph_util.convert_variables_to_constants(sess, graph.as_graph_def(), ["y"])
+    assert {node.op for node in frozen.node} == {"Placeholder", "Const", "Identity", "MatMul"}
+    assert [node.name for node in graph_util.extract_sub_graph(frozen, ["y"]).node if node.op == "MatMul"] == ["y"]
+    assert callable(graph_util.remove_training_nodes) and callable(graph_util.must_run_on_cpu)
+    assert callable(graph_util.tensor_shape_from_node_def_name)
+
+
+def test_override_threadpool_keeps_the_elements_and_sets_the_private_pool():
+    from tensorflow.python.data.experimental.ops import threadpool
+
+    dataset = threadpool.override_threadpool(tf.data.Dataset.range(4).map(lambda x: x * 2),
+                                             threadpool.PrivateThreadPool(8, display_name="input_pipeline"))
+    assert dataset.options().threading.private_threadpool_size == 8
+    assert dataset.options().threading.max_intra_op_parallelism == 1
+    with tf.Graph().as_default():
+        values = tf.compat.v1.data.make_one_shot_iterator(threadpool.override_threadpool(
+            tf.data.Dataset.range(4), threadpool.PrivateThreadPool(2))).get_next()
+        with tf.compat.v1.Session() as sess:
+            assert [sess.run(values) for _ in range(4)] == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="num_threads must be at least 1, got 0"):
+        threadpool.PrivateThreadPool(0)
+    with pytest.raises(TypeError, match="expected a threadpool.PrivateThreadPool"):
+        threadpool.override_threadpool(dataset, 4)
+
+
+def test_distribution_strategy_context_answers_with_the_default_strategy():
+    from tensorflow.python.distribute import distribution_strategy_context as from_distribute
+    from tensorflow.python.training import distribution_strategy_context as from_training
+
+    assert from_distribute is from_training
+    assert not from_distribute.has_strategy()
+    assert from_distribute.get_strategy() is tf.distribute.get_strategy()
+    assert from_distribute.get_replica_context() is not None
+
+
+def test_graph_transforms_is_an_import_error_naming_the_line_and_the_replacements():
+    with pytest.raises(ImportError) as raised:
+        from tensorflow.tools.graph_transforms import TransformGraph  # noqa: F401
+    message = str(raised.value)
+    assert message.startswith(f"{__file__}:")
+    assert "graph_transforms" in message and "extract_sub_graph" in message and "Grappler" in message
+
+
+def test_model_layers_names_the_line_and_model_layers_and_a_subclass_may_set_its_own():
+    import tf_keras
+
+    model = tf_keras.Sequential([tf_keras.layers.Dense(2, input_shape=(3,))])
+    with pytest.raises(AttributeError) as raised:
+        model._layers.clear()
+    assert str(raised.value).startswith(f"{__file__}:")
+    assert "model.layers" in str(raised.value) and "tf.keras.Sequential" in str(raised.value)
+    assert not hasattr(model, "_layers") and len(model.layers) == 1
+
+    class Stack(tf_keras.Model):
+        def __init__(self):
+            super().__init__()
+            self._layers = [tf_keras.layers.Dense(1)]
+
+        def call(self, inputs):
+            return self._layers[0](inputs)
+
+    assert len(Stack()._layers) == 1
