@@ -44,7 +44,7 @@ class Program:
         if not self._materialized:
             with self.lock, self._graph._mutation_lock(), collector_paused():
                 if not self._materialized:
-                    self._graph._add_new_tf_operations(compute_devices=False)
+                    _make_python_operations(self._graph)
                     self._materialized = True
         return self._graph
 
@@ -167,11 +167,23 @@ class Program:
             c_op = c_api.TF_FinishOperation(description)
             self.ops.add([c_op])
             if self._materialized:
-                self._graph._add_new_tf_operations(compute_devices=False)
+                _make_python_operations(self._graph)
 
     def close(self):
         self.plans = {}
         self.session.close()
+
+
+def _make_python_operations(graph):
+    """Python Operation objects for the C operations of the inner `graph` that have none yet.
+
+    Graph._add_new_tf_operations would also hand each op the graph's control dependencies (none: nothing builds
+    ops in the inner graph under tf.control_dependencies), and TensorFlow >= 2.16 records that call as a mutation
+    even when it adds nothing: an op the session already ran (the train op) then draws "was changed by adding
+    control input after it was run by a session. This mutation will have no effect" when the graph is extended.
+    Nothing had changed; the ops are made without that call.
+    """
+    return [graph._create_op_from_tf_operation(c_op, compute_device=False) for c_op in graph.new_operations()]
 
 
 def _imported(graph_def):
