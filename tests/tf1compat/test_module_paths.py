@@ -16,7 +16,9 @@ def installed():
 def test_tensorflow_core_is_tf_1_15s_name_for_the_tensorflow_package():
     from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
     from tensorflow.python.tools import freeze_graph
-    from tensorflow_core.core.protobuf.rewriter_config_pb2 import RewriterConfig as CoreRewriterConfig
+    from tensorflow_core.core.protobuf.rewriter_config_pb2 import (
+        RewriterConfig as CoreRewriterConfig,
+    )
     from tensorflow_core.python.tools import freeze_graph as core_freeze_graph
 
     assert CoreRewriterConfig is RewriterConfig and core_freeze_graph is freeze_graph
@@ -60,8 +62,12 @@ def test_override_threadpool_keeps_the_elements_and_sets_the_private_pool():
 
 
 def test_distribution_strategy_context_answers_with_the_default_strategy():
-    from tensorflow.python.distribute import distribution_strategy_context as from_distribute
-    from tensorflow.python.training import distribution_strategy_context as from_training
+    from tensorflow.python.distribute import (
+        distribution_strategy_context as from_distribute,
+    )
+    from tensorflow.python.training import (
+        distribution_strategy_context as from_training,
+    )
 
     assert from_distribute is from_training
     assert not from_distribute.has_strategy()
