@@ -8,6 +8,7 @@ and variance, with the normalised axes kept as size 1.
 import tensorflow.compat.v1 as tf
 
 _FAST_GELU_SLOPE = 1.702
+_DEFAULT_EPSILON = 0.0000001
 
 
 def fast_gelu(features, name=None):
@@ -40,7 +41,7 @@ def _axis(axis, rank, arg):
     return axis % rank
 
 
-def fused_layer_norm(x, gamma, beta, begin_norm_axis=0, begin_params_axis=0, epsilon=0.0000001, name=None):
+def fused_layer_norm(x, gamma, beta, begin_norm_axis=0, begin_params_axis=0, epsilon=_DEFAULT_EPSILON, name=None):
     """(y, mean, variance): y = (x - mean) / sqrt(variance + epsilon) * gamma + beta."""
     with tf.name_scope(name, "FusedLayerNorm", [x, gamma, beta]):
         x = tf.convert_to_tensor(x, name="x")
@@ -55,8 +56,9 @@ def fused_layer_norm(x, gamma, beta, begin_norm_axis=0, begin_params_axis=0, eps
 
 
 def fused_layer_norm_grad(dy, x, variance, mean, gamma, name=None):
-    """(pd_x, pd_gamma, pd_beta) of fused_layer_norm (the normalised axes are those where mean has size 1 at the
-    end; gamma's rank gives the parameter axes)."""
+    """(pd_x, pd_gamma, pd_beta) of fused_layer_norm. The normalised axes are the trailing ones where mean has size
+    1, gamma's rank gives the parameter axes, and the gradient op, which has no epsilon attribute, adds the forward
+    op's default 1e-7 to the variance."""
     with tf.name_scope(name, "FusedLayerNormGrad", [dy, x, variance, mean, gamma]):
         x = tf.convert_to_tensor(x, name="x")
         mean = tf.convert_to_tensor(mean)
@@ -67,7 +69,7 @@ def fused_layer_norm_grad(dy, x, variance, mean, gamma, name=None):
             begin -= 1
         norm_axes = list(range(begin, rank))
         param_axes = list(range(rank - gamma.shape.ndims))
-        rstd = tf.rsqrt(variance + 1e-7)
+        rstd = tf.rsqrt(variance + _DEFAULT_EPSILON)
         normalised = (x - mean) * rstd
         d_normalised = dy * gamma
         pd_x = rstd * (d_normalised - tf.reduce_mean(d_normalised, norm_axes, keepdims=True)

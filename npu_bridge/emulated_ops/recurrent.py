@@ -87,8 +87,7 @@ def _run_gru(x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length
             h = tf.clip_by_value(h, -cell_clip, cell_clip)
         if live is not None:
             h = tf.where(tf.broadcast_to(inputs["live"], tf.shape(h)), h, h_prev)
-        outputs = [h, z] + ([] if attention is None else [gate]) + [r, n, hn]
-        return outputs
+        return [h, z] + ([] if attention is None else [gate]) + [r, n, hn]
 
     sequences = {"x": input_projection}
     if live is not None:
