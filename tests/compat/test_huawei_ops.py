@@ -293,6 +293,7 @@ def test_the_module_paths_ported_scripts_import_exist():
     from npu_bridge.estimator.npu.npu_scope import npu_variable_scope
 
     assert npu_ops.gen_npu_ops is gen_npu_ops is npu_loss_scale_optimizer.gen_npu_ops
+    assert npu_loss_scale_optimizer.FixedLossScaleManager.__module__.endswith("npu_loss_scale_manager")
     assert npu_aicore_ops.npu_aicore_ops is gen_npu_ops
     assert (tf_adapter.DT_FLOAT, tf_adapter.DT_FLOAT16, tf_adapter.DT_INT32) == (0, 1, 3)
     with npu_variable_scope(placement=NpuExecutePlacement.HOST):

@@ -19,6 +19,7 @@ import tensorflow.compat.v1 as tf
 
 from npu_bridge.emulated_ops import gen_npu_ops  # noqa: F401  (scripts import gen_npu_ops from this module)
 from npu_bridge.emulated_ops.float_status import overflow_flag
+from npu_bridge.estimator.npu.npu_loss_scale_manager import FixedLossScaleManager  # noqa: F401  (imported from here)
 from npu_bridge.hccl import hccl_ops
 from npu_bridge.hccl.rank import get_rank_size
 
