@@ -18,6 +18,7 @@ from tensorflow.python.framework import dtypes, tensor_util
 
 from npu_bridge.core.contract import MARK_CAST, MARK_RETYPED, MARKER, MARKER_OUT, cast_name
 from npu_bridge.core.graph import Tensor, encode_attrs
+from npu_bridge.core.precision.folding import folded_value
 from npu_bridge.core.precision.report import TensorRef
 from npu_bridge.core.precision.rules import EXACT_ON_ROUNDED
 from npu_bridge.core.precision.typeattrs import DT_FLOAT, DT_HALF, FLOAT_DTYPES, REDUCED_DTYPES, dtype_name
@@ -246,19 +247,28 @@ class CastBuilder:
 
     def _check_folded(self, node, dtype, reader):
         """The same for a value the graph engine folds from constants before the run (`Fill * Const` building a
-        -2**32+1 attention mask): the constants it is computed from are checked, as the folded value carries them
-        (a mask of ones times -4.3e9 is -inf in float16 wherever the Const is)."""
+        -2**32+1 attention mask): the folded value itself is checked where numpy can compute it (folding.py), so a
+        -1e9 times a zero mask is no fault and 1e-4 * 1e-4 is; otherwise the constants it is computed from are (a
+        mask of ones times -4.3e9 is -inf in float16 wherever the Const is)."""
         if (node.name, dtype) in self._checked:
             return
         self._checked.add((node.name, dtype))
+        value = folded_value(self.graph, node, self.ctx.folded)
+        if value is not None:
+            problem = array_range_problem(value, dtype, self.ctx.saturation)
+            if problem is not None:
+                self._warn_folded(node, dtype, reader, f"folded from constants before the run: {problem}")
+            return
         for const in _folded_constants(self.graph, node, self.ctx.folded):
             problem = constant_range_problem(const.node_def, dtype, self.ctx.saturation)
             if problem is not None:
-                how = f"folded from constants before the run; its constant '{const.name}': {problem}"
-                self.notes.setdefault(reader, []).append(f"reads constant '{node.name}' ({how})")
-                self.warnings.append(f"constant '{node.name}' ({how}) where op '{reader}' reads it in "
-                                     f"{dtype_name(dtype)}")
+                self._warn_folded(node, dtype, reader,
+                                  f"folded from constants before the run; its constant '{const.name}': {problem}")
                 return
+
+    def _warn_folded(self, node, dtype, reader, how):
+        self.notes.setdefault(reader, []).append(f"reads constant '{node.name}' ({how})")
+        self.warnings.append(f"constant '{node.name}' ({how}) where op '{reader}' reads it in {dtype_name(dtype)}")
 
     def _tensor_map(self):
         tensor_map = {}
@@ -310,7 +320,12 @@ def constant_range_problem(node_def, dtype, saturation=False):
         count *= dim.size
     if count > _MAX_CHECKED_ELEMENTS:
         return None
-    values = tensor_util.MakeNdarray(proto).astype(np.float32).ravel()
+    return array_range_problem(tensor_util.MakeNdarray(proto), dtype, saturation)
+
+
+def array_range_problem(array, dtype, saturation=False):
+    """The sentence constant_range_problem gives for the values of `array` (any size), or None."""
+    values = np.asarray(array).astype(np.float32).ravel()
     with np.errstate(over="ignore"):       # the overflow is what this looks for
         rounded = values.astype(dtypes.as_dtype(dtype).as_numpy_dtype).astype(np.float32)
     lost = values[((values != 0) & (rounded == 0)) | (np.isfinite(values) & ~np.isfinite(rounded))]
@@ -322,4 +337,3 @@ def constant_range_problem(node_def, dtype, saturation=False):
     if saturation and dtype == DT_HALF:
         return f"{value:g} is {'' if value > 0 else '-'}65504 in float16 (saturation mode)"
     return f"{value:g} is {'inf' if value > 0 else '-inf'} in {dtype_name(dtype)}"
-
