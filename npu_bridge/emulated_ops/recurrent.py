@@ -14,6 +14,7 @@ It returns the six [time, batch, hidden] tensors (y, output_h, update, reset, ne
 DynamicAUGRU takes weight_att [time, batch] as well and scales the update gate by the attention score, as DIEN
 does: update_att = (1 - att) * z, h_t = update_att * h_{t-1} + (1 - update_att) * n; it returns seven tensors,
 update_att after update. With seq_length, a sequence's steps at or past its length keep its last state.
+cell_clip is accepted and has no effect: the NPU documents that these ops do no clipping.
 """
 import tensorflow.compat.v1 as tf
 
@@ -53,7 +54,7 @@ def _split_gates(projection, gate_order):
     return (first, second, new) if gate_order == "zrh" else (second, first, new)
 
 
-def _run_gru(x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length, init_h, gate_order, cell_clip,
+def _run_gru(x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length, init_h, gate_order,
              weight_att=None):
     """The per-step outputs stacked over time: [h, z, (update_att,) r, n, hn]."""
     x = tf.convert_to_tensor(x)
@@ -83,8 +84,6 @@ def _run_gru(x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length
         n = tf.tanh(xn + r * hn)
         gate = z if attention is None else (1.0 - inputs["att"]) * z
         h = gate * h_prev + (1.0 - gate) * n
-        if cell_clip > 0:
-            h = tf.clip_by_value(h, -cell_clip, cell_clip)
         if live is not None:
             h = tf.where(tf.broadcast_to(inputs["live"], tf.shape(h)), h, h_prev)
         return [h, z] + ([] if attention is None else [gate]) + [r, n, hn]
@@ -108,7 +107,7 @@ def dynamic_gru_v2(x, weight_input, weight_hidden, bias_input, bias_hidden, seq_
                     reset_after)
     with tf.name_scope(name, "DynamicGruV2", [x, weight_input, weight_hidden, bias_input, bias_hidden]):
         h, z, r, n, hn = _run_gru(x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length, init_h,
-                                  gate_order, cell_clip)
+                                  gate_order)
         return h, h, z, r, n, hn
 
 
@@ -121,5 +120,5 @@ def dynamic_augru(x, weight_input, weight_hidden, weight_att, bias_input, bias_h
                     reset_after)
     with tf.name_scope(name, "DynamicAUGRU", [x, weight_input, weight_hidden, weight_att, bias_input, bias_hidden]):
         h, z, z_att, r, n, hn = _run_gru(x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length, init_h,
-                                         gate_order, cell_clip, weight_att)
+                                         gate_order, weight_att)
         return h, h, z, z_att, r, n, hn
