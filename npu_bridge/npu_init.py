@@ -26,6 +26,7 @@ from npu_bridge.estimator.npu.npu_hook import (
     NPUBroadcastGlobalVariablesHook,
     NPUCheckpointSaverHook,
     NPUOutputTensorHook,
+    SetIterationsVarHook,
 )
 from npu_bridge.estimator.npu.npu_loss_scale_manager import (
     ExponentialUpdateLossScaleManager,

@@ -301,3 +301,16 @@ def test_the_module_paths_ported_scripts_import_exist():
     assert table.op.get_attr("_variable_placement") == b"host"
     with pytest.raises(ValueError, match="placement must be an NpuExecutePlacement member, got 'host'"):
         npu_variable_scope(placement="host")
+
+
+def test_set_iterations_var_hook_loads_the_loop_count_into_the_session():
+    from npu_bridge.estimator.npu import util
+    from npu_bridge.estimator.npu.npu_hook import SetIterationsVarHook
+
+    counter = tf.Variable(0, name="counter")
+    iteration_op = util.create_iteration_per_loop_var(tf.assign_add(counter, 1).op)
+    with tf.train.MonitoredSession(hooks=[SetIterationsVarHook(3)]) as sess:
+        assert sess.run(tf.get_default_graph().get_tensor_by_name("npu_runconfig/iterations_per_loop:0")) == 3
+        assert iteration_op.get_attr("_npu_iterations_per_loop") == 3
+    with pytest.raises(ValueError, match="iterations_per_loop must be a positive integer, got 0"):
+        SetIterationsVarHook(0)

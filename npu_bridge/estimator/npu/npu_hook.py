@@ -1,6 +1,7 @@
 """Session hooks of the real adapter."""
 import tensorflow.compat.v1 as tf
 
+from npu_bridge.estimator.npu import util
 from npu_bridge.hccl import hccl_ops
 
 
@@ -99,3 +100,19 @@ class NPUOutputTensorHook(tf.train.SessionRunHook):
 def _log_outputs(outputs):
     for values in outputs:
         tf.logging.info("NPUOutputTensorHook: %s", ", ".join(f"{tag} = {value}" for tag, value in values.items()))
+
+
+class SetIterationsVarHook(tf.train.SessionRunHook):
+    """Loads `iterations_per_loop` into the device loop once the session exists, as the real NPUEstimator's hook
+    does: the graph's npu_runconfig/iterations_per_loop variable and the loop count of every IterationOp that
+    util.create_iteration_per_loop_var made (NPUEstimator's own IterationOp takes its count from NPURunConfig)."""
+
+    def __init__(self, iterations_per_loop=None):
+        util._check_iterations(iterations_per_loop)
+        self._iterations_per_loop = iterations_per_loop
+
+    def begin(self):
+        util._iterations_var(tf.get_default_graph())
+
+    def after_create_session(self, session, coord):
+        util.load_iteration_per_loop_var(session, self._iterations_per_loop)
