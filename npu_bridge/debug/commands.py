@@ -13,6 +13,7 @@ import tempfile
 
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.core.options import OVERRIDES_ENV, _parse_dump_step
+from npu_bridge.debug import scan as scan_module
 from npu_bridge.debug.compare import CompareObserver, write_outputs
 from npu_bridge.launcher import run_script
 from npu_bridge.runtime import observers
@@ -43,15 +44,22 @@ def add_script_arguments(parser):
 
 
 def add_compare_arguments(parser):
-    parser.add_argument("--steps", default="0", metavar="STEPS",
-                        help="steps to compare, in dump_step's format '0|5|10-20' (default 0); a step is one run "
-                             "of a fetch signature (one loop iteration with iterations_per_loop), counted from 0")
+    parser.add_argument("--steps", metavar="STEPS",
+                        help="compare exactly these steps of every graph, in dump_step's format '0|5|10-20' (a step "
+                             "is one run of a fetch signature, one loop iteration with iterations_per_loop, counted "
+                             "from 0); by default compare scans (see --scan)")
+    parser.add_argument("--scan", type=int, default=scan_module.DEFAULT_SCAN, metavar="N",
+                        help="without --steps: compare the first N applied steps of the graph that trains (default "
+                             f"{scan_module.DEFAULT_SCAN}; steps loss scaling skips are not judged and do not count) "
+                             f"and the first {scan_module.OTHER_GRAPH_STEPS} of every other graph, each until an op "
+                             "breaks accuracy")
     parser.add_argument("--output", "-out", default="npu_debug_compare", metavar="DIR",
-                        help="folder for compare_step<N>.csv, compare_step<N>.vis (tb-graph-ascend) and .png "
-                             "(with matplotlib)")
+                        help="folder for <graph>_step<N>.csv, .vis (tb-graph-ascend) and .png (with matplotlib): "
+                             "graph 'training', or 'graph<K>_fetching_<first fetch>'")
     parser.add_argument("--no-plot", action="store_true", help="write no plot even when matplotlib is installed")
     parser.add_argument("--run-to-end", action="store_true",
-                        help="let the script finish (by default it is stopped after the last compared step)")
+                        help="let the script finish (by default it is stopped once the training graph's steps are "
+                             "compared)")
     parser.add_argument("-m", "--my-dump", metavar="DUMP",
                         help="instead of running a script, compare two dumps as msaccucmp does: the dump to check "
                              "(an NPU's or the emulation's; a file or folder, the NPU's layout or npu_bridge's older "
@@ -67,29 +75,82 @@ def run_compare(args):
     if args.my_dump or args.golden_dump or args.script is None:
         return run_dump_compare(args)
     try:
-        steps = parse_steps(args.steps)
+        steps = None if args.steps is None else parse_steps(args.steps)
+        if args.scan < 1:
+            raise NpuConfigError(f"--scan {args.scan}: the number of steps must be at least 1")
     except NpuConfigError as error:
         print(f"npu-debug compare: {error}", file=sys.stderr)
         return 2
-    last = max(steps)
-    plans = {}
+    scan = scan_module.Scan(args.scan, steps)
+    written = []
 
-    def on_compared(comparison):
-        index = plans.setdefault(tuple(comparison.fetches), len(plans))
-        paths = write_outputs(comparison, args.output, index, plot=not args.no_plot)
-        print(comparison.summary())
-        print(f"    written: {', '.join(paths)}")
-        if comparison.step == last and not args.run_to_end:
+    def write(comparison):
+        name = scan.graphs[comparison.signature].name
+        paths = write_outputs(comparison, args.output, name, plot=not args.no_plot)
+        written.extend(paths)
+        return paths
+
+    def stop_when_done():
+        if scan.training_done() and not args.run_to_end:
             raise StopScript()
 
-    observer = CompareObserver(steps, on_compared)
+    def on_compared(comparison):
+        done = scan.compared(comparison)
+        graph = scan.graphs[comparison.signature]
+        if steps is not None or comparison.culprit is not None:
+            print(comparison.summary(), flush=True)
+            print(f"    written: {', '.join(write(comparison))}", flush=True)
+        else:
+            print(f"{graph.name} step {comparison.step}: no reduced op breaks the local-error threshold or "
+                  "overflows on its own", flush=True)
+        if done:
+            stop_when_done()
+
+    def on_skipped(comparison):
+        done = scan.skipped(comparison)
+        graph = scan.graphs[comparison.signature]
+        if len(graph.skipped) <= SKIPPED_SHOWN:
+            more = " (further skipped steps are summed up at the end)" if len(graph.skipped) == SKIPPED_SHOWN else ""
+            print(f"{graph.name}: {comparison.skipped}: not judged{more}", flush=True)
+        if done:
+            stop_when_done()
+
+    observer = CompareObserver(scan, on_compared, None if steps is not None else on_skipped)
     code = run_observed(observer, args.script, args.script_args, "npu-debug compare")
-    if observer.comparisons:
-        return 0 if code in (0, None) else code
     if code == 2 and not os.path.isfile(args.script):
         return 2
-    print(f"npu-debug compare: {no_steps_message(observer, args.script, sorted(steps))}", file=sys.stderr)
-    return 1 if code in (0, None) else code
+    if not scan.graphs or not any(graph.compared for graph in scan.graphs.values()):
+        if scan.graphs:
+            print("looked at:\n" + "\n".join(f"  {graph.describe()}" for graph in scan.graphs.values()))
+        print(f"npu-debug compare: {no_steps_message(observer, args.script, steps)}", file=sys.stderr)
+        return 1 if code in (0, None) else code
+    for graph in scan.graphs.values():
+        if steps is None and graph.culprit is None and graph.last is not None:
+            print(graph.last.summary())
+            print(f"    written: {', '.join(write(graph.last))}")
+    print(_looked_at(scan, args))
+    return 0 if code in (0, None) else code
+
+
+SKIPPED_SHOWN = 3
+
+
+def _looked_at(scan, args):
+    """What compare looked at, the verdict per graph, and how to look further."""
+    lines = ["looked at:"]
+    for graph in scan.graphs.values():
+        lines.append(f"  {graph.describe()}")
+        if graph.culprit is not None:
+            row = graph.culprit.culprit
+            lines.append(f"    first op breaking accuracy at step {graph.culprit.step}: {row['NPUDump']} "
+                         f"({row['OpType']}), created at {row['SourceLine'] or 'an unknown line'}")
+    if args.steps is None:
+        lines.append(f"to look further: --scan {max(4 * args.scan, 100)} (more applied steps of the training graph), "
+                     "or --steps '0-50' --run-to-end (chosen steps of every graph, to the script's end)")
+    return "\n".join(lines)
+
+
+DUMPS_NAME = "dumps"       # file stem of a two-dump comparison: dumps_step<N>.csv
 
 
 def run_dump_compare(args):
@@ -107,7 +168,7 @@ def run_dump_compare(args):
         return 2
     for op_name, why in skipped:
         print(f"npu-debug compare: {op_name} not compared: {why}", file=sys.stderr)
-    paths = write_outputs(comparison, args.output, plot=not args.no_plot)
+    paths = write_outputs(comparison, args.output, DUMPS_NAME, plot=not args.no_plot)
     print(f"{len(comparison.rows)} tensors of {args.my_dump} compared with {args.golden_dump}")
     print(comparison.summary().split("\n", 1)[-1])
     print(f"    written: {', '.join(paths)}")
@@ -146,6 +207,9 @@ def no_steps_message(observer, script, steps):
     if not observer.steps_seen:
         return (f"{script} ran no emulated NPU session: no tf.compat.v1 Session with an NpuOptimizer custom "
                 "optimizer (use_off_line true) ran a step, so there is nothing to compare")
+    if steps is None:
+        return f"{script} ran no step that computes reduced ops and was applied (steps count from 0)"
+    steps = sorted(steps)
     reached = ", ".join(f"{count} steps" for count in sorted(set(observer.steps_seen.values()), reverse=True))
     return (f"{script} never reached the chosen steps {steps} of a run that computes reduced ops (its runs took "
             f"{reached}; steps count from 0)")

@@ -25,7 +25,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.framework import errors
 
-from npu_bridge.debug import dumpdata, metrics, vis
+from npu_bridge.debug import dumpdata, lossscale, metrics, vis
 from npu_bridge.debug.overflow import abnormal, overflowed
 from npu_bridge.debug.stepgraph import StepGraph, is_float, source_line
 from npu_bridge.runtime import observers, state_transfer
@@ -125,18 +125,30 @@ class LocalRunner:
 
 
 class StepComparison:
-    """The comparison of one step: rows (one dict per compared tensor, CSV columns as keys) and the verdict."""
+    """The comparison of one step: rows (one dict per compared tensor, CSV columns as keys) and the verdict.
 
-    def __init__(self, step, fetches, rows):
+    skipped: the loss-scaling message when NPULossScaleOptimizer skipped this step ("step 3 skipped by loss
+    scaling, scale 2^32 -> 2^31"; lossscale.py), else "". Under dynamic loss scaling a skipped step's overflows
+    are the ones loss scaling expects (the scale shrinks until they stop), so it names no op breaking accuracy;
+    under a fixed scale every such step is lost, and the op is named.
+    """
+
+    def __init__(self, step, fetches, rows, trains=False, signature=None, skipped="", expected=False):
         self.step = step
         self.fetches = fetches          # user names of the step's fetches, to tell plans apart
         self.rows = rows
+        self.trains = trains            # the step ran an optimizer's update
+        self.signature = signature      # the plan's fetch-and-feed signature
+        self.skipped = skipped
+        self.expected = expected        # a step dynamic loss scaling skipped: not judged
 
     @property
     def culprit(self):
         """The first row (execution order) whose op breaks accuracy itself: its local error passes the threshold,
         it overflows when fed float32 inputs, or it overflows in the emulated step while none of its inputs does
         (as the NPU's overflow detection flags it: an epsilon lost upstream makes a 0/0 here)."""
+        if self.expected:
+            return None
         for row in self.rows:
             if row["LocalOverFlow"] == "YES" or row["overflow_origin"] or \
                     _number(row["LocalRelativeError"]) > _number(row["LocalThreshold"]):
@@ -154,6 +166,10 @@ class StepComparison:
         lines = [f"step {self.step} (fetches {', '.join(self.fetches) or '-'}): {len(self.rows)} float tensors "
                  f"compared with float32, {local} outputs of reduced ops measured alone"]
         culprit = self.culprit
+        if self.expected:
+            lines.append(f"{self.skipped}: its overflows are the ones dynamic loss scaling expects, not judged")
+        elif self.skipped:
+            lines.append(f"{self.skipped} (a fixed scale: every step overflowing at it is lost)")
         if culprit is not None:
             if culprit["LocalOverFlow"] == "YES":
                 why = "overflows from finite float32 inputs (Inf/NaN, or float16 |x| >= 65504)"
@@ -166,7 +182,7 @@ class StepComparison:
             lines.append(f"first op breaking accuracy: {culprit['NPUDump']} ({culprit['OpType']}, "
                          f"{culprit['DataType_npu']}) {why}")
             lines.append(f"    created at {culprit['SourceLine'] or '(no user frame in its traceback)'}")
-        else:
+        elif not self.expected:
             lines.append("no reduced op breaks the local-error threshold or overflows on its own")
         overflow = self.first_overflow()
         if overflow is not None:
@@ -234,7 +250,20 @@ def _cell(value):
     return value
 
 
-def compare_step(emulation, plan, step, step_graph, variables, record, reference, local_runner):
+def skipped_by_loss_scaling(scaling, inner, record):
+    """(the loss-scaling message of a skipped step or "", whether dynamic scaling expects the skip); `inner`
+    maps the LossScaling's user tensor names to the inner names fetched."""
+    if scaling is None or inner.get(scaling.applied) not in record.extra:
+        return "", False
+    if bool(np.asarray(record.extra[inner[scaling.applied]])):
+        return "", False
+    values = [record.extra.get(inner.get(name)) for name in (scaling.scale, scaling.next_scale)]
+    message = lossscale.skipped_message(record.step, *(None if v is None else float(np.asarray(v)) for v in values))
+    return message, scaling.dynamic
+
+
+def compare_step(emulation, plan, step, step_graph, variables, record, reference, local_runner,
+                 skipped=("", False)):
     """The StepComparison of one executed step (see the module docstring)."""
     truth_feeds = {}
     for slot in plan.slots:
@@ -285,21 +314,26 @@ def compare_step(emulation, plan, step, step_graph, variables, record, reference
                 row["LocalOverFlow"] = "YES" if overflowed(inputs, [mine]) else "NO"
         rows.append(row)
     fetches = [f.name for f in plan.mapper.unique_fetches()]
-    return StepComparison(step, fetches, rows)
+    return StepComparison(step, fetches, rows, step_graph.trains, plan.signature, *skipped)
 
 
 class CompareObserver(observers.RunObserver):
     """Compares chosen steps of every plan that runs reduced ops; keeps each StepComparison in `comparisons`.
 
-    steps: a container of step numbers, or None for "the next step of any such plan, once" (the Python API).
+    steps: a container of step numbers, None for "the next step of any such plan, once" (the Python API), or a
+    callable `(step_graph, plan, step) -> bool` (the CLI's scan of each graph's first steps).
     on_compared(comparison): called after each comparison (the CLI writes files and may stop the script there).
+    on_skipped(comparison): with it, a step loss scaling skipped is not compared; it gets a StepComparison
+    without rows instead (the scan does not spend a float32 run on a step it does not judge).
     """
 
-    def __init__(self, steps=None, on_compared=None):
+    def __init__(self, steps=None, on_compared=None, on_skipped=None):
         self.steps = steps
         self.on_compared = on_compared
+        self.on_skipped = on_skipped
         self.comparisons = []
         self._graphs = {}
+        self._scaling = {}          # plan key -> (LossScaling or None, {user name: inner name})
         self._references = {}
         self._local = {}
         self._copiers = {}          # id(program) -> VariableCopier of its inner graph
@@ -309,20 +343,28 @@ class CompareObserver(observers.RunObserver):
 
     def before_step(self, emulation, plan, step):
         self.steps_seen[plan.signature] = step + 1
-        if self.steps is None and self._once_done or self.steps is not None and step not in self.steps:
+        chooser = self.steps if callable(self.steps) else None
+        if self.steps is None and self._once_done or \
+                chooser is None and self.steps is not None and step not in self.steps:
             return ()
         key = (id(plan.program), plan.program.version, plan.signature)
         step_graph = self._graphs.get(key)
         if step_graph is None:
             step_graph = self._graphs[key] = StepGraph(emulation, plan)
-        if not step_graph.runs_reduced:
+        if not step_graph.runs_reduced or chooser is not None and not chooser(step_graph, plan, step):
             return ()
+        scaling = self._scaling.get(key)
+        if scaling is None:
+            found = lossscale.find(step_graph.ops)
+            names = found.tensors() if found is not None else ()
+            inner = {name: step_graph.inner_name(name) for name in names}
+            scaling = self._scaling[key] = (found, {k: v for k, v in inner.items() if v is not None})
         copier = self._copiers.get(id(plan.program))
         if copier is None or copier.graph is not plan.program.graph:
             copier = self._copiers[id(plan.program)] = state_transfer.VariableCopier(plan.program.graph)
         variables = copier.read(plan.program.session)
         self._pending = (emulation, plan, step, step_graph, key, variables)
-        return step_graph.extra_fetches()
+        return (*step_graph.extra_fetches(), *scaling[1].values())
 
     def after_step(self, record):
         if self._pending is None or self._pending[1] is not record.plan:
@@ -330,6 +372,11 @@ class CompareObserver(observers.RunObserver):
         emulation, plan, step, step_graph, key, variables = self._pending
         self._pending = None
         self._once_done = True
+        skipped = skipped_by_loss_scaling(*self._scaling[key], record)
+        if skipped[1] and self.on_skipped is not None:
+            fetches = [f.name for f in plan.mapper.unique_fetches()]
+            self.on_skipped(StepComparison(step, fetches, [], step_graph.trains, plan.signature, *skipped))
+            return
         reference_key = (id(emulation), emulation.program.version)
         reference = self._references.get(reference_key)
         if reference is None:
@@ -339,7 +386,19 @@ class CompareObserver(observers.RunObserver):
         local_runner = self._local.get(key)
         if local_runner is None:
             local_runner = self._local[key] = LocalRunner(emulation, plan, step_graph)
-        comparison = compare_step(emulation, plan, step, step_graph, variables, record, reference, local_runner)
+        copier, session = self._copiers[id(plan.program)], plan.program.session
+        # The local runs execute in the emulated session, whose variables now hold the step's update; an op
+        # reading a variable directly must see the value the step read, so the values from before the step are
+        # put back for the local runs and the updated ones restored after.
+        updated = copier.read(session) if local_runner.batches and variables else None
+        if updated is not None:
+            copier.write(session, variables)
+        try:
+            comparison = compare_step(emulation, plan, step, step_graph, variables, record, reference,
+                                      local_runner, skipped)
+        finally:
+            if updated is not None:
+                copier.write(session, updated)
         self.comparisons.append(comparison)
         if self.on_compared is not None:
             self.on_compared(comparison)
@@ -350,11 +409,11 @@ class CompareObserver(observers.RunObserver):
         self._references.clear()
 
 
-def write_outputs(comparison, out_dir, plan_index=0, plot=True):
-    """The CSV, the `.vis` graph for tb-graph-ascend (vis.py) and the plot of one comparison in `out_dir`;
-    returns the paths written."""
+def write_outputs(comparison, out_dir, graph_name, plot=True):
+    """The CSV, the `.vis` graph for tb-graph-ascend (vis.py) and the plot of one comparison in `out_dir`, named
+    `{graph_name}_step{N}`; returns the paths written."""
     os.makedirs(out_dir, exist_ok=True)
-    stem = f"compare_step{comparison.step}" if plan_index == 0 else f"compare_plan{plan_index}_step{comparison.step}"
+    stem = f"{graph_name}_step{comparison.step}"
     paths = [comparison.write_csv(os.path.join(out_dir, stem + ".csv")),
              vis.write(comparison, os.path.join(out_dir, stem + ".vis"))]
     if plot:

@@ -14,6 +14,8 @@ import tensorflow as tf
 
 from npu_bridge.core.contract import VARIABLE_OPS
 FLOAT_DTYPES = frozenset({tf.float16, tf.bfloat16, tf.float32, tf.float64})
+# Op types of an optimizer's variable update (ApplyGradientDescent, ResourceApplyAdam, SparseApplyMomentum, ...).
+_UPDATE_PREFIXES = ("Apply", "ResourceApply", "SparseApply", "ResourceSparseApply")
 _INPUT_OPS = frozenset({"Const", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault"})
 # Frames in these folders are not the user's code: TensorFlow's site-packages folder and npu_bridge itself.
 _LIBRARY_DIRS = (os.path.realpath(os.path.dirname(os.path.dirname(tf.__file__))) + os.sep,
@@ -81,7 +83,10 @@ class StepGraph:
         fed = {t.name for t in self.feeds}
         inner_fed = set(plan.feed_names)
         roots = [f if isinstance(f, tf.Operation) else f.op for f in plan.mapper.unique_fetches()]
-        self.ops = [op for op in executed_ops(roots, fed) if op._control_flow_context is None]
+        executed = executed_ops(roots, fed)
+        # The graph that trains: it runs an optimizer's update (inside a cond under loss scaling).
+        self.trains = any(op.type.startswith(_UPDATE_PREFIXES) for op in executed)
+        self.ops = [op for op in executed if op._control_flow_context is None]
         self.sources = [t.name for op in self.ops if is_source(op) for t in op.outputs if t.name not in fed]
         source_ops = {name.rsplit(":", 1)[0] for name in self.sources}
         self.inner, self.compared, self.dtypes = {}, [], {}
@@ -116,7 +121,16 @@ class StepGraph:
             if all(t.name in known for t in op.inputs if is_float(t)):
                 self.local_ops.append(op)
                 self.decisions[op.name] = record.decision
-        self.runs_reduced = any(_decision(report, op.name) == report.reduced_dtype for op in self.ops)
+        self.reduced_ops = sum(1 for op in self.ops if _decision(report, op.name) == report.reduced_dtype)
+        self.runs_reduced = self.reduced_ops > 0
+        self._program_graph = program.graph
+        self._tensor_map = tensor_map
+
+    def inner_name(self, user_name):
+        """The inner tensor holding user tensor `user_name` in this step, or None when the program has none."""
+        ref = self._tensor_map.get(user_name)
+        inner = ref.name if ref is not None else user_name
+        return inner if _exists(self._program_graph, inner) else None
 
     def extra_fetches(self):
         """Inner tensor names the emulated step must fetch too: every compared value and every source output."""

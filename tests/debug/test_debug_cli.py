@@ -25,8 +25,8 @@ def test_compare_runs_the_examples(tmp_path, script, args):
     assert code == 0, err[-3000:]
     assert "step 1 (fetches" in out
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".csv", ".vis")) == \
-        ["compare_step1.csv", "compare_step1.vis"]
-    header, *rows = list(csv.reader(open(tmp_path / "compare_step1.csv")))
+        ["training_step1.csv", "training_step1.vis"]
+    header, *rows = list(csv.reader(open(tmp_path / "training_step1.csv")))
     local = header.index("LocalRelativeError")
     reduced = [r for r in rows if r[3] == "float16"]          # the NPU side's DataType column
     assert reduced and all(r[local] != "" for r in reduced if r[1] in ("MatMul", "Conv2D"))
