@@ -1,10 +1,16 @@
-"""Record the first N steps of a script's training run, so they can be replayed with other precision settings.
+"""Record N steps of a script's training run, so they can be replayed with other precision settings.
 
-The run that counts is the first plan (fetch signature) running reduced ops that computes the chosen metric
-tensor and reaches N steps. Recorded: the user's GraphDef and ConfigProto, the variables before its step 0,
-and per step the fed values, the source outputs (input pipelines, random ops: stepgraph.py) and the metric's
-emulated value. A replay feeds exactly those, so every candidate precision setting sees identical inputs,
-whatever the script's own seeding.
+A real script runs several graphs (plans: fetch signatures) in one process: a feature extraction, the training
+step, `.eval()` calls. The run that counts is the graph that trains (it runs an optimizer's update) that
+computes the metric, the scalar float it fetches with the update (its loss) unless --fetch names one; without
+a training graph, the graph running most reduced ops. Graphs lacking a named --fetch tensor are skipped and
+named. Under dynamic loss scaling the recording starts at the first step the scale lets through (from 2^32
+the scale first has to fall, skipping steps as on hardware: those are not a precision problem).
+
+Recorded: the user's GraphDef and ConfigProto, the variables before the first recorded step, and per step the
+fed values, the source outputs (input pipelines, random ops: stepgraph.py) and the metric's emulated value. A
+replay feeds exactly those, so every candidate precision setting sees identical inputs, whatever the
+script's own seeding.
 """
 import difflib
 from dataclasses import dataclass, field
@@ -12,12 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import tensorflow as tf
 
-from npu_bridge.debug.stepgraph import StepGraph
+from npu_bridge.core.options import PrecisionMode
+from npu_bridge.debug import lossscale
+from npu_bridge.debug.stepgraph import StepGraph, source_line
 from npu_bridge.runtime import observers, state_transfer
 
-
-class MetricError(ValueError):
-    """The metric tensor named (or the default one) does not exist or is not computed by the run."""
+# Steps dynamic loss scaling may skip before the recording starts anyway (from 2^32 about a hundred).
+SKIPPED_LIMIT = 500
 
 
 @dataclass
@@ -26,13 +33,36 @@ class Recording:
     graph_def: object
     config: object                  # the user's ConfigProto (with the NpuOptimizer)
     fetches: list                   # user fetch names of the recorded plan (tensors "n:0" and ops "n")
-    variables: dict                 # before step 0
+    variables: dict                 # before the first recorded step
     reduced_dtype: str
     library: object                 # the session's operator library, to tell which ops can run in float32
     report: object
     op_names: list                  # user ops the recorded step executes, in execution order
     steps: list = field(default_factory=list)       # per step: {user tensor name: value} to feed
     metric_values: list = field(default_factory=list)
+    start: int = 0                  # the plan's step number of the first recorded step
+    trains: bool = False            # the recorded graph runs an optimizer's update
+    mixlist_allowed: bool = True    # the script's precision mode accepts modify_mixlist
+    mode_name: str = ""             # the script's precision mode, as the session reports it
+    loss_scaling: object = None     # lossscale.LossScaling of the recorded graph, or None
+    skipped: list = field(default_factory=list)     # messages of the steps loss scaling skipped before start
+    sources: dict = field(default_factory=dict)     # user op name -> the user's line that created it
+
+    @property
+    def step_numbers(self):
+        return list(range(self.start, self.start + len(self.steps)))
+
+
+@dataclass
+class _Candidate:
+    """One plan being considered: its step graph, metric and (once its first recorded step ran) recording."""
+    step_graph: object
+    metric: object
+    scaling: object
+    scaling_inner: dict             # user tensor name -> inner name, for the LossScaling's tensors
+    snapshot: dict | None = None
+    recording: Recording | None = None
+    skipped: list = field(default_factory=list)
 
 
 def _scalar_float(tensor):
@@ -41,20 +71,28 @@ def _scalar_float(tensor):
 
 
 class CaptureObserver(observers.RunObserver):
-    """Records `steps` steps of the first plan that computes `metric` (None: its first scalar float fetch)."""
+    """Records `steps` steps of the graph that trains and computes `metric` (None: the scalar float it fetches).
 
-    def __init__(self, steps, metric=None, on_done=None, require_reduced=True):
+    start: the plan's step to start at (a rerun recording the window its recording chose); None: step 0, or
+    under dynamic loss scaling the first step applied. on_done(recording) is called once a training graph's
+    recording is complete (the CLI stops the script there); a recording of a graph that does not train is
+    kept in reserve and chosen at close() when no training graph completed one.
+    """
+
+    def __init__(self, steps, metric=None, on_done=None, require_reduced=True, start=None):
         self.n_steps = steps
         self.require_reduced = require_reduced  # a float32 rerun (probe.py) records plans without reduced ops
         self.metric = metric
         self.on_done = on_done
+        self.start = start
         self.recording = None
-        self.error = None
         self.steps_seen = {}
-        self._candidates = {}       # plan signature -> Recording (or None: plan does not qualify)
-        self._graphs = {}
+        self.skipped_graphs = []    # "graph fetching X: why", for graphs not considered
+        self._candidates = {}       # plan signature -> _Candidate (or None: plan does not qualify)
+        self._reserve = []          # complete recordings of graphs that do not train
 
     def _metric_of(self, emulation, plan, step_graph):
+        fetches = ", ".join(f.name for f in plan.mapper.unique_fetches())
         if self.metric is not None:
             name = self.metric if ":" in self.metric else self.metric + ":0"
             try:
@@ -63,48 +101,76 @@ class CaptureObserver(observers.RunObserver):
                 names = [t.name for op in emulation.graph.get_operations() for t in op.outputs]
                 close = difflib.get_close_matches(name, names, n=3)
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
-                self.error = MetricError(f"--fetch {self.metric!r}: the graph has no tensor named {name!r}{hint}")
+                self.skipped_graphs.append(f"the graph fetching {fetches}: it has no tensor named {name!r}{hint}")
                 return None
             if tensor.name not in step_graph.inner:
+                self.skipped_graphs.append(f"the graph fetching {fetches}: its step does not compute {name!r}")
                 return None
             return tensor
         fetched = [f for f in plan.mapper.unique_fetches() if isinstance(f, tf.Tensor) and _scalar_float(f)]
         return next((t for t in fetched if t.name in step_graph.inner), None)
 
+    def _candidate(self, emulation, plan):
+        step_graph = StepGraph(emulation, plan)
+        if not (step_graph.runs_reduced or not self.require_reduced):
+            return None
+        metric = self._metric_of(emulation, plan, step_graph)
+        if metric is None:
+            return None
+        scaling = lossscale.find(step_graph.ops)
+        names = scaling.tensors() if scaling is not None else ()
+        inner = {name: step_graph.inner_name(name) for name in names}
+        return _Candidate(step_graph, metric, scaling, {k: v for k, v in inner.items() if v is not None})
+
+    def _start(self, emulation, plan, candidate, step):
+        program = plan.program
+        with emulation.graph._session_run_lock():
+            graph_def = emulation.graph.as_graph_def()
+        options = emulation.options
+        step_graph = candidate.step_graph
+        return Recording(
+            metric=candidate.metric.name, graph_def=graph_def, config=emulation.owner()._config,
+            fetches=[f.name for f in plan.mapper.unique_fetches()], variables=candidate.snapshot,
+            reduced_dtype=program.result.report.reduced_dtype, library=emulation.lists.library,
+            report=program.result.report, op_names=[op.name for op in step_graph.ops], start=step,
+            trains=step_graph.trains, mixlist_allowed=options.mode in (PrecisionMode.MIXED_FP16,
+                                                                       PrecisionMode.MIXED_BF16),
+            mode_name=options.mode_name, loss_scaling=candidate.scaling, skipped=list(candidate.skipped),
+            sources={op.name: source_line(op) for op in step_graph.ops})
+
     def before_step(self, emulation, plan, step):
         self.steps_seen[plan.signature] = step + 1
-        if self.recording is not None or self.error is not None:
+        if self.recording is not None:
             return ()
         key = plan.signature
-        if step == 0:
-            step_graph = StepGraph(emulation, plan)
-            qualifies = step_graph.runs_reduced or not self.require_reduced
-            metric = self._metric_of(emulation, plan, step_graph) if qualifies else None
-            if metric is None:
-                self._candidates[key] = None
-                return ()
-            program = plan.program
-            with emulation.graph._session_run_lock():
-                graph_def = emulation.graph.as_graph_def()
-            self._candidates[key] = Recording(
-                metric=metric.name, graph_def=graph_def, config=emulation.owner()._config,
-                fetches=[f.name for f in plan.mapper.unique_fetches()],
-                variables=state_transfer.read_variables(program.session, program.graph),
-                reduced_dtype=program.result.report.reduced_dtype, library=emulation.lists.library,
-                report=program.result.report, op_names=[op.name for op in step_graph.ops])
-            self._graphs[key] = step_graph
-        recording = self._candidates.get(key)
-        if recording is None:
+        if key not in self._candidates:
+            self._candidates[key] = self._candidate(emulation, plan) if step == 0 else None
+        candidate = self._candidates[key]
+        if candidate is None or candidate.recording is not None and len(candidate.recording.steps) >= self.n_steps:
             return ()
-        step_graph = self._graphs[key]
-        return (step_graph.inner[recording.metric], *step_graph.sources)
+        if self.start is not None and step < self.start:
+            return ()
+        if candidate.recording is None:
+            program = plan.program
+            candidate.snapshot = state_transfer.read_variables(program.session, program.graph)
+        step_graph = candidate.step_graph
+        extra = (step_graph.inner[candidate.metric.name], *step_graph.sources)
+        return extra + tuple(candidate.scaling_inner.values())
 
     def after_step(self, record):
-        key = record.plan.signature
-        recording = self._candidates.get(key)
-        if recording is None or self.recording is not None:
+        candidate = self._candidates.get(record.plan.signature)
+        if candidate is None or self.recording is not None or candidate.snapshot is None and \
+                candidate.recording is None:
             return
-        step_graph = self._graphs[key]
+        if candidate.recording is None:
+            if self._waits_for_loss_scale(candidate, record):
+                return
+            candidate.recording = self._start(record.emulation, record.plan, candidate, record.step)
+            candidate.snapshot = None
+        recording = candidate.recording
+        if len(recording.steps) >= self.n_steps:
+            return
+        step_graph = candidate.step_graph
         feeds = {}
         for slot in record.plan.slots:
             if slot.targets:
@@ -115,24 +181,42 @@ class CaptureObserver(observers.RunObserver):
         feeds.update((name, record.extra[name]) for name in step_graph.sources)
         recording.steps.append(feeds)
         recording.metric_values.append(np.asarray(record.extra[step_graph.inner[recording.metric]], np.float64))
-        if len(recording.steps) == self.n_steps:
-            self.recording = recording
-            self._candidates.clear()
-            self._graphs.clear()
-            if self.on_done is not None:
-                self.on_done(recording)
+        if len(recording.steps) < self.n_steps:
+            return
+        if not recording.trains:
+            self._reserve.append((step_graph.reduced_ops, recording))
+            return
+        self.recording = recording
+        self._candidates.clear()
+        if self.on_done is not None:
+            self.on_done(recording)
+
+    def _waits_for_loss_scale(self, candidate, record):
+        """Is this step one dynamic loss scaling skipped, before the recording starts? (It is noted.)"""
+        scaling, inner = candidate.scaling, candidate.scaling_inner
+        if self.start is not None or scaling is None or not scaling.dynamic or scaling.applied not in inner:
+            return False
+        if bool(np.asarray(record.extra[inner[scaling.applied]])) or len(candidate.skipped) >= SKIPPED_LIMIT:
+            return False
+        scales = [record.extra.get(inner.get(name)) for name in (scaling.scale, scaling.next_scale)]
+        candidate.skipped.append(lossscale.skipped_message(
+            record.step, *(None if value is None else float(np.asarray(value)) for value in scales)))
+        candidate.snapshot = None
+        return True
 
     def close(self):
+        if self.recording is None and self._reserve:
+            self.recording = max(self._reserve, key=lambda pair: pair[0])[1]
         self._candidates.clear()
-        self._graphs.clear()
+        self._reserve.clear()
 
     def failure(self, script):
         """Why no recording was made, as one sentence for the user."""
-        if self.error is not None:
-            return str(self.error)
         if not self.steps_seen:
             return (f"{script} ran no emulated NPU session: no tf.compat.v1 Session with an NpuOptimizer custom "
                     "optimizer (use_off_line true) ran a step")
+        if self.metric and self.skipped_graphs:
+            return f"no graph of {script} computes {self.metric!r}: " + "; ".join(self.skipped_graphs)
         what = f"computes {self.metric!r}" if self.metric else "fetches a scalar float tensor (the loss)"
         longest = max(self.steps_seen.values())
         return (f"no run of {script} that {what} and runs reduced ops reached {self.n_steps} steps (its longest "

@@ -6,7 +6,6 @@ registered; `suggest` also reruns it in subprocesses to prove its answer.
 import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -150,7 +149,7 @@ def _looked_at(scan, args):
     return "\n".join(lines)
 
 
-DUMPS_NAME = "dumps"       # file stem of a two-dump comparison: dumps_step<N>.csv
+DUMPS_NAME = "compare"     # file stem of a two-dump comparison: compare_step<N>.csv
 
 
 def run_dump_compare(args):
@@ -175,25 +174,19 @@ def run_dump_compare(args):
     return 0 if comparison.rows else 1
 
 
-def seed_everything(seed):
-    """Seed Python's, numpy's and TensorFlow's default-graph generators: what a script leaves unseeded draws the
-    same in every run (a script that builds its own tf.Graph keeps its own graph-level seed)."""
-    import numpy as np
-    import tensorflow as tf
-
-    random.seed(seed)
-    np.random.seed(seed)
-    tf.compat.v1.set_random_seed(seed)
-
-
 def run_observed(observer, script, script_args, program, seed=None):
-    """Run the script with `observer` registered; the script's exit code (0 when an observer stopped it)."""
+    """Run the script with `observer` registered, from a fresh state (isolation.py: seeds when `seed` is given,
+    a fresh model_dir for each Estimator); the script's exit code (0 when an observer stopped it)."""
     if not os.path.isfile(script):
         print(f"{program}: can't open file {script!r}: [Errno 2] No such file or directory", file=sys.stderr)
         return 2
+    from npu_bridge.debug import isolation
+
     observers.add_observer(observer)
     try:
-        return run_script(script, script_args, None if seed is None else lambda: seed_everything(seed))
+        with isolation.fresh_state(seed):
+            return run_script(script, script_args,
+                              None if seed is None else lambda: isolation.seed_everything(seed))
     except StopScript:
         return 0
     except SystemExit as exit_:
@@ -217,9 +210,11 @@ def no_steps_message(observer, script, steps):
 
 def add_suggest_arguments(parser):
     parser.add_argument("--fetch", metavar="TENSOR",
-                        help="the fetched tensor to keep close to float32 (default: the first scalar float tensor "
-                             "the training run fetches, i.e. the loss)")
-    parser.add_argument("--steps", type=int, default=5, metavar="N", help="steps compared (default 5)")
+                        help="the tensor to keep close to float32 (default: the scalar float the training graph "
+                             "fetches with its update, i.e. the loss); graphs without it are skipped and named")
+    parser.add_argument("--steps", type=int, default=5, metavar="N",
+                        help="steps recorded and compared (default 5), from step 0 or, under dynamic loss scaling, "
+                             "from the first step the scale lets through")
     parser.add_argument("--rtol", type=float, default=1e-2, help="relative tolerance against float32 (default 0.01)")
     parser.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
     parser.add_argument("--max-replays", type=int, default=200, metavar="N",
@@ -237,6 +232,7 @@ def add_suggest_arguments(parser):
 
 def run_suggest(args):
     from npu_bridge.debug.capture import CaptureObserver
+    from npu_bridge.debug.progress import Progress
     from npu_bridge.debug.suggest import Search, SuggestError, Tolerance, write_files
 
     if args.steps < 1:
@@ -246,32 +242,42 @@ def run_suggest(args):
     def stop(_):
         raise StopScript()
 
+    progress = Progress()
+    progress.line(f"recording {args.steps} steps of {args.script} (seed {args.seed})")
     observer = CaptureObserver(args.steps, args.fetch, on_done=stop)
     code = run_observed(observer, args.script, args.script_args, "npu-debug suggest", seed=args.seed)
     recording = observer.recording
     if recording is None:
         if code == 2 and not os.path.isfile(args.script):
             return 2
+        if code not in (0, None):
+            print(f"npu-debug suggest: {args.script} failed (exit code {code}) before {args.steps} steps were "
+                  "recorded: its error is above", file=sys.stderr)
+            return code
         print(f"npu-debug suggest: {observer.failure(args.script)}", file=sys.stderr)
-        return code if code not in (0, None) else 1
+        return 1
+    _print_recording(recording, observer, args)
     tolerance = Tolerance(args.rtol, args.atol)
     with tempfile.TemporaryDirectory(prefix="npu-debug-suggest-") as work_dir:
-        search = Search(recording, tolerance, work_dir, args.max_replays)
+        search = Search(recording, tolerance, work_dir, args.max_replays, progress=progress.replay)
         try:
             suggestion = search.run()
         except SuggestError as error:
+            progress.close()
             print(f"npu-debug suggest: {error}", file=sys.stderr)
             return 1
-    print(f"metric {recording.metric} over {args.steps} steps; tolerance |value - float32| <= {args.atol:g} + "
-          f"{args.rtol:g} * |float32|")
+        finally:
+            progress.close()
     print(f"{len(search.candidates)} reduced ops with a float32 kernel; {suggestion.replays} replays of the "
-          f"recorded steps (bound {suggestion.bound})")
+          f"recorded steps (bound {suggestion.bound}), {progress.elapsed():.0f} s")
     _print_metric("float32", suggestion.float32, suggestion.float32)
     _print_metric("as configured", suggestion.mixed, suggestion.float32, tolerance)
     if not suggestion.blocked:
         print("already within tolerance: nothing needs to stay in float32")
         return 0
     print(f"keep in float32 ({len(suggestion.blocked)}): {', '.join(suggestion.blocked)}")
+    for name in suggestion.blocked[:SOURCES_SHOWN]:
+        print(f"    {name} created at {recording.sources.get(name) or 'an unknown line'}")
     if suggestion.range_blocked:
         print(f"    of which beyond the {recording.reduced_dtype} range in float32: "
               f"{', '.join(suggestion.range_blocked)}")
@@ -279,14 +285,39 @@ def run_suggest(args):
         print(f"    of which untested (--max-replays reached): {', '.join(suggestion.untested)}")
     _print_metric("with them in float32", suggestion.fixed, suggestion.float32, tolerance)
     graph = search.graph
-    mixlist, customize = write_files(suggestion, graph, args.output)
-    print(f"written: {mixlist} (op types {', '.join(suggestion.types)}), {customize} (op names)")
-    for ir_type, names in suggestion.moved.items():
-        print(f"    note: black-listing {ir_type} also keeps {len(names)} more ops in float32 that were fine: "
-              f"{', '.join(names[:8])}{' ...' if len(names) > 8 else ''}; customize_dtypes keeps only those found")
+    mixlist, customize = write_files(suggestion, graph, args.output, recording.mixlist_allowed)
+    if mixlist is not None:
+        print(f"written: {mixlist} (op types {', '.join(suggestion.types)}), {customize} (op names)")
+        for ir_type, names in suggestion.moved.items():
+            print(f"    note: black-listing {ir_type} also keeps {len(names)} more ops in float32 that were fine: "
+                  f"{', '.join(names[:8])}{' ...' if len(names) > 8 else ''}; customize_dtypes keeps only those "
+                  "found")
+    else:
+        print(f"written: {customize} (op names); no modify_mixlist.json: the script's precision mode "
+              f"{recording.mode_name} does not accept one (modify_mixlist needs precision_mode "
+              "allow_mix_precision* or precision_mode_v2 mixed_float16 / mixed_bfloat16), customize_dtypes works "
+              "in every mode")
     if args.no_verify:
         return 0
-    return _verify(args, recording, mixlist, customize, tolerance)
+    return _verify(args, recording, suggestion, [path for path in (mixlist, customize) if path], tolerance)
+
+
+SOURCES_SHOWN = 10
+
+
+def _print_recording(recording, observer, args):
+    """What was recorded: which graph, which metric, which steps, and what was passed over."""
+    steps = recording.step_numbers
+    role = "the training graph" if recording.trains else "the graph running most reduced ops (none trains)"
+    print(f"recorded {role} (fetches {', '.join(recording.fetches)}): metric {recording.metric}, steps "
+          f"{steps[0]}-{steps[-1]}; tolerance |value - float32| <= {args.atol:g} + {args.rtol:g} * |float32|")
+    if recording.skipped:
+        first, last = recording.skipped[0], recording.skipped[-1]
+        more = f" ... {last}" if len(recording.skipped) > 1 else ""
+        print(f"    {len(recording.skipped)} steps before it were skipped by loss scaling ({first}{more}): "
+              "dynamic loss scaling expects them; the recording starts at the first step applied")
+    for skipped in observer.skipped_graphs:
+        print(f"    skipped {skipped}")
 
 
 def _print_metric(label, values, reference, tolerance=None):
@@ -297,22 +328,31 @@ def _print_metric(label, values, reference, tolerance=None):
     print(f"  {label:<34} [{shown}]  max |difference| {worst:.4g}{verdict}")
 
 
-def _verify(args, recording, mixlist, customize, tolerance):
-    """Rerun the script in subprocesses (float32, then with each file) and print the metric of each against the
-    float32 rerun, beside this run's own (as configured: the same script, seed and steps)."""
+def _verify(args, recording, suggestion, files, tolerance):
+    """Rerun the script in subprocesses (float32, then with each file) from the recording's state (same seed,
+    fresh model_dirs, the same window of steps) and print the metric of each against the float32 rerun."""
     import numpy as np
 
-    runs = [("rerun float32", FLOAT32_OVERRIDES),
-            (f"rerun with {os.path.basename(mixlist)}", {"modify_mixlist": os.path.abspath(mixlist)}),
-            (f"rerun with {os.path.basename(customize)}", {"customize_dtypes": os.path.abspath(customize)})]
-    print(f"verifying: {len(runs)} reruns of {args.script} (seed {args.seed}), {args.steps} steps each")
-    results = {label: rerun(args, recording.metric, overrides) for label, overrides in runs}
+    runs = [("rerun float32", FLOAT32_OVERRIDES)]
+    for path in files:
+        key = "modify_mixlist" if path.endswith(".json") else "customize_dtypes"
+        runs.append((f"rerun with {os.path.basename(path)}", {key: os.path.abspath(path)}))
+    print(f"verifying: {len(runs)} reruns of {args.script} (seed {args.seed}), steps "
+          f"{recording.start}-{recording.start + args.steps - 1} each", flush=True)
+    results = {label: rerun(args, recording, overrides) for label, overrides in runs}
     reference = results.pop("rerun float32")
     if isinstance(reference, str):
         print(f"npu-debug suggest: the float32 rerun failed: {reference}", file=sys.stderr)
         return 1
     reference = [np.asarray(v, np.float64) for v in reference]
     _print_metric("rerun float32", reference, reference)
+    _print_metric("recording's float32 replay", suggestion.float32, reference, tolerance)
+    if recording.skipped:
+        print(f"    the float32 rerun applies the {len(recording.skipped)} steps loss scaling skipped before the "
+              "recording, so its values can differ from the replay's by that training")
+    elif not tolerance.holds(suggestion.float32, reference):
+        print("    the float32 rerun does not reproduce the recording's float32 values: the script's runs do not "
+              "start from the same state (an unseeded generator, or data read in a different order)")
     _print_metric("this run, as configured", recording.metric_values, reference, tolerance)
     fixed = False
     for label, values in results.items():
@@ -325,12 +365,13 @@ def _verify(args, recording, mixlist, customize, tolerance):
     return 0 if fixed else 1
 
 
-def rerun(args, metric, overrides):
-    """The metric per step of one rerun in a subprocess (npu_bridge.debug.probe), or the reason it failed."""
+def rerun(args, recording, overrides):
+    """The metric per step of one rerun in a subprocess (npu_bridge.debug.probe), or its real error."""
     with tempfile.TemporaryDirectory(prefix="npu-debug-rerun-") as folder:
         out = os.path.join(folder, "metric.json")
-        command = [sys.executable, "-m", "npu_bridge.debug.probe", "--steps", str(args.steps), "--fetch", metric,
-                   "--seed", str(args.seed), "--json", out, args.script, *args.script_args]
+        command = [sys.executable, "-m", "npu_bridge.debug.probe", "--steps", str(args.steps), "--fetch",
+                   recording.metric, "--start", str(recording.start), "--seed", str(args.seed), "--json", out,
+                   args.script, *args.script_args]
         env = dict(os.environ)
         env[OVERRIDES_ENV] = json.dumps(overrides)
         try:
@@ -338,7 +379,16 @@ def rerun(args, metric, overrides):
         except subprocess.TimeoutExpired:
             return f"timed out after {args.rerun_timeout:g} s"
         if done.returncode != 0 or not os.path.exists(out):
-            lines = [line for line in done.stderr.splitlines() if line.strip()]
-            return lines[-1] if lines else f"exit code {done.returncode}"
+            return _real_error(done.stderr) or f"exit code {done.returncode}"
         with open(out) as handle:
             return json.load(handle)["values"]
+
+
+def _real_error(stderr):
+    """The line naming the exception of a traceback in `stderr` (else its last line)."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if not line.startswith((" ", "Traceback")) and
+              (line.split(":", 1)[0].rsplit(".", 1)[-1].endswith(("Error", "Exception")))]
+    if errors:
+        return errors[-1]
+    return lines[-1] if lines else ""

@@ -16,6 +16,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m npu_bridge.debug.probe")
     parser.add_argument("--steps", type=int, required=True)
     parser.add_argument("--fetch", required=True)
+    parser.add_argument("--start", type=int, default=0, help="the step to start recording at")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", required=True)
     parser.add_argument("script")
@@ -25,11 +26,12 @@ def main(argv=None):
     def stop(_):
         raise StopScript()
 
-    observer = CaptureObserver(args.steps, args.fetch, on_done=stop, require_reduced=False)
-    run_observed(observer, args.script, args.script_args, "probe", seed=args.seed)
+    observer = CaptureObserver(args.steps, args.fetch, on_done=stop, require_reduced=False, start=args.start)
+    code = run_observed(observer, args.script, args.script_args, "probe", seed=args.seed)
     if observer.recording is None:
-        print(observer.failure(args.script), file=sys.stderr)
-        return 1
+        if code in (0, None):       # else the script's own error is what stderr ends with
+            print(observer.failure(args.script), file=sys.stderr)
+        return code or 1
     values = [value.tolist() for value in observer.recording.metric_values]
     with open(args.json, "w") as handle:
         json.dump({"metric": observer.recording.metric, "values": values}, handle)

@@ -7,7 +7,9 @@ recorded variables and fed the recorded inputs. Identical inputs by construction
 dependence on its seeding.
 
 1. Range pre-pass: a float32 replay; reduced ops reading or producing a value beyond the reduced dtype's range
-   (float16: |x| > 65504) are kept in float32 from the start.
+   (float16: |x| > 65504) are kept in float32 from the start. Under loss scaling this replay runs at scale 1:
+   a gradient only the loss scale makes large is loss scaling's business (it skips the step and shrinks the
+   scale), not a reason to keep an op in float32.
 2. Bisection over the remaining reduced ops in execution order, as onnxconverter-common's auto mixed precision
    does: take the largest untested segment, try it reduced with every op not yet proven good kept in float32;
    a passing segment is good, a failing one is split in half, a failing single op is kept in float32.
@@ -20,12 +22,12 @@ stay in float32).
 """
 import contextlib
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.platform import tf_logging
 
 from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
 from npu_bridge.core.options import OVERRIDES_ENV
@@ -50,6 +52,20 @@ def parameter_overrides(overrides):
             os.environ[OVERRIDES_ENV] = previous
 
 
+@contextlib.contextmanager
+def quiet_logs():
+    """Replays build a new emulated session each: its summary line and warnings were the script's, once."""
+    loggers = [logging.getLogger("npu_bridge"), logging.getLogger("tensorflow")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
 class Replay:
     """Replays a Recording: its steps in a fresh session of its GraphDef, returning the metric per step."""
 
@@ -63,10 +79,11 @@ class Replay:
                 del node.attr[ITERATIONS_PER_LOOP_ATTR]
         self.count = 0
 
-    def run(self, overrides=None, watch=()):
+    def run(self, overrides=None, watch=(), unscaled=False):
         """[metric per step], and {tensor name: max |x| over the steps} for the `watch` tensors.
 
         overrides: NpuOptimizer parameter overrides for the session; None runs plain float32 TensorFlow.
+        unscaled: run with the loss scale at 1 (the range pre-pass).
         """
         self.count += 1
         recording = self.recording
@@ -82,11 +99,17 @@ class Replay:
                 session = tf.compat.v1.Session(graph=graph, config=recording.config)
         metrics, peaks = [], dict.fromkeys(watch, 0.0)
         watch = list(watch)
-        with session:
-            state_transfer.write_variables(session, graph, recording.variables)
+        variables, scale_feed = recording.variables, {}
+        scaling = recording.loss_scaling
+        if unscaled and scaling is not None and scaling.dynamic:
+            variables = {**variables, scaling.variable: np.ones((), np.float32)}
+        elif unscaled and scaling is not None and scaling.scale:
+            scale_feed = {scaling.scale: np.ones((), np.float32)}
+        with session, quiet_logs():
+            state_transfer.write_variables(session, graph, variables)
             fetches = [name for name in recording.fetches if name != recording.metric]
             for feeds in recording.steps:
-                values = session.run([recording.metric, watch, fetches], feeds)
+                values = session.run([recording.metric, watch, fetches], {**feeds, **scale_feed})
                 metrics.append(np.asarray(values[0], np.float64))
                 for name, value in zip(watch, values[1]):
                     array = np.abs(np.asarray(value, np.float64))
@@ -104,6 +127,9 @@ class Tolerance:
         """Every step's metric finite and within atol + rtol * |float32|."""
         return all(np.all(np.isfinite(v)) and np.all(np.abs(v - r) <= self.atol + self.rtol * np.abs(r))
                    for v, r in zip(values, reference))
+
+    def describe(self):
+        return f"the tolerance |value - float32| <= {self.atol:g} + {self.rtol:g} * |float32|"
 
     @staticmethod
     def worst(values, reference):
@@ -146,13 +172,17 @@ def mixlist_json(types):
 
 
 class Search:
-    """The bisection, with its replays; files for candidates go to `work_dir`."""
+    """The bisection, with its replays; files for candidates go to `work_dir`.
 
-    def __init__(self, recording, tolerance, work_dir, max_replays):
+    progress(event): told of each replay (a ReplayEvent), for the CLI's progress line.
+    """
+
+    def __init__(self, recording, tolerance, work_dir, max_replays, progress=None):
         self.recording = recording
         self.tolerance = tolerance
         self.work_dir = work_dir
         self.max_replays = max_replays
+        self.progress = progress
         self.replay = Replay(recording)
         self.graph = tf.Graph()
         with self.graph.as_default():
@@ -167,6 +197,8 @@ class Search:
             if record.decision == recording.reduced_dtype and recording.library.supports(record.ir_type, "float32"):
                 self.candidates.append(name)
         self.float32 = None
+        self.bound = 0
+        self.best = None            # (worst |metric - float32|, ops kept) of the best replay so far
 
     def _overrides_keeping(self, names):
         if not names:
@@ -176,13 +208,18 @@ class Search:
             handle.write("\n".join(customize_lines(self.graph, names)) + "\n")
         return {"customize_dtypes": path}
 
+    def _told(self, what, kept, values):
+        worst = Tolerance.worst(values, self.float32)
+        ok = self.tolerance.holds(values, self.float32)
+        if self.best is None or worst < self.best[0] or ok and len(kept) < len(self.best[1]):
+            self.best = (worst, list(kept))
+        if self.progress is not None:
+            self.progress(ReplayEvent(self.replay.count, self.bound, what, len(kept), worst, ok, self.best))
+        return ok
+
     def passes(self, kept):
         values, _ = self.replay.run(self._overrides_keeping(kept))
-        ok = self.tolerance.holds(values, self.float32)
-        tf_logging.info("npu-debug suggest: replay %d, %d ops in float32: %s (worst |metric - float32| %.4g)",
-                        self.replay.count, len(kept), "within tolerance" if ok else "outside",
-                        Tolerance.worst(values, self.float32))
-        return ok, values
+        return self._told(f"{len(kept)} ops in float32", kept, values), values
 
     def run(self):
         limit = RANGE_LIMITS[self.recording.reduced_dtype]
@@ -192,11 +229,16 @@ class Search:
         ports = {name: [t.name for t in (*op.inputs, *op.outputs) if is_float(t) and
                         (t.op is op or t.op.name not in candidates)]
                  for name, op in ((n, self.graph.get_operation_by_name(n)) for n in self.candidates)}
-        self.float32, peaks = self.replay.run(None, {t for names in ports.values() for t in names})
+        self.bound = 3 * len(self.candidates) + 3 if self.candidates else 2
+        self.float32, peaks = self.replay.run(None, {t for names in ports.values() for t in names}, unscaled=True)
+        if self.progress is not None:
+            self.progress(ReplayEvent(self.replay.count, self.bound, "float32 (range pre-pass)", 0, 0.0, True, None))
         range_blocked = [name for name in self.candidates if any(peaks[t] > limit for t in ports[name])]
         mixed, _ = self.replay.run({})
+        self._told("as configured", [], mixed)
         rest = [name for name in self.candidates if name not in range_blocked]
         bound = 3 * len(rest) + 3 if rest else 4  # float32, as configured, all kept, final, tree 2n - 1, pruning n
+        self.bound = bound
         result = Suggestion(blocked=[], range_blocked=range_blocked, types=[], moved={}, replays=0, bound=bound,
                             float32=self.float32, mixed=mixed, fixed=mixed)
         if not range_blocked and self.tolerance.holds(mixed, self.float32):
@@ -204,10 +246,7 @@ class Search:
             return result
         all_ok, values = self.passes(self.candidates)
         if not all_ok:
-            raise SuggestError(
-                "even with every reduced op that has a float32 kernel kept in float32 the metric is outside the "
-                f"tolerance of float32 (worst difference {Tolerance.worst(values, self.float32):.4g}): the "
-                "difference is not made by precision reduction alone, or the tolerance is too tight")
+            raise SuggestError(self._unreachable(values, mixed))
         good = set()
         segments = [rest] if rest else []
         while segments:
@@ -244,17 +283,51 @@ class Search:
         result.replays = self.replay.count
         return result
 
+    def _unreachable(self, values, mixed):
+        """Why no set of ops can be kept in float32: the metric, the steps, the best reached and with which ops."""
+        recording = self.recording
+        steps = recording.step_numbers
+        worst = Tolerance.worst(values, self.float32)
+        best_worst, best_ops = self.best
+        shown = ", ".join(best_ops[:6]) + (f" and {len(best_ops) - 6} more" if len(best_ops) > 6 else "")
+        best = ("as configured, with no op in float32" if not best_ops
+                else f"with {len(best_ops)} ops in float32 ({shown})")
+        return (f"metric {recording.metric} over steps {steps[0]}-{steps[-1]} cannot be brought within "
+                f"{self.tolerance.describe()}: even with all {len(self.candidates)} reduced ops that have a float32 "
+                f"kernel kept in float32 its worst difference from float32 is {worst:.4g} (as configured "
+                f"{Tolerance.worst(mixed, self.float32):.4g}); the best reached is {best_worst:.4g}, {best}. The "
+                "difference is not made by precision reduction alone (ops without a float32 kernel, or a "
+                "different training path), or the tolerance is too tight (--rtol, --atol)")
+
+
+@dataclass(frozen=True)
+class ReplayEvent:
+    """One replay of the search, for a progress display."""
+    done: int                       # replays so far
+    bound: int                      # the search's bound on replays
+    what: str
+    kept: int                       # ops in float32 in this replay
+    worst: float                    # its worst |metric - float32|
+    within: bool
+    best: tuple | None              # (worst, ops kept) of the best replay so far
+
 
 class SuggestError(RuntimeError):
     """No suggestion: the recording cannot be brought within tolerance by keeping ops in float32."""
 
 
-def write_files(suggestion, graph, out_dir):
-    """(modify_mixlist path, customize_dtypes path) for `suggestion`, written into `out_dir`."""
+def write_files(suggestion, graph, out_dir, mixlist_allowed=True):
+    """(modify_mixlist path or None, customize_dtypes path) for `suggestion`, written into `out_dir`.
+
+    modify_mixlist only where the script's precision mode accepts it (allow_mix_precision*, mixed_float16,
+    mixed_bfloat16: the adapter refuses it otherwise); customize_dtypes works in every mode.
+    """
     os.makedirs(out_dir, exist_ok=True)
-    mixlist = os.path.join(out_dir, "modify_mixlist.json")
-    with open(mixlist, "w") as handle:
-        handle.write(mixlist_json(suggestion.types))
+    mixlist = None
+    if mixlist_allowed:
+        mixlist = os.path.join(out_dir, "modify_mixlist.json")
+        with open(mixlist, "w") as handle:
+            handle.write(mixlist_json(suggestion.types))
     customize = os.path.join(out_dir, "customize_dtypes.cfg")
     with open(customize, "w") as handle:
         handle.write("\n".join(customize_lines(graph, suggestion.blocked)) + "\n")
