@@ -198,9 +198,8 @@ class CaptureObserver(observers.RunObserver):
             return False
         if bool(np.asarray(record.extra[inner[scaling.applied]])) or len(candidate.skipped) >= SKIPPED_LIMIT:
             return False
-        scales = [record.extra.get(inner.get(name)) for name in (scaling.scale, scaling.next_scale)]
         candidate.skipped.append(lossscale.skipped_message(
-            record.step, *(None if value is None else float(np.asarray(value)) for value in scales)))
+            record.step, *lossscale.scales(scaling, inner, record, candidate.snapshot)))
         candidate.snapshot = None
         return True
 

@@ -250,16 +250,15 @@ def _cell(value):
     return value
 
 
-def skipped_by_loss_scaling(scaling, inner, record):
+def skipped_by_loss_scaling(scaling, inner, record, variables):
     """(the loss-scaling message of a skipped step or "", whether dynamic scaling expects the skip); `inner`
-    maps the LossScaling's user tensor names to the inner names fetched."""
+    maps the LossScaling's user tensor names to the inner names fetched, `variables` are from before the step."""
     if scaling is None or inner.get(scaling.applied) not in record.extra:
         return "", False
     if bool(np.asarray(record.extra[inner[scaling.applied]])):
         return "", False
-    values = [record.extra.get(inner.get(name)) for name in (scaling.scale, scaling.next_scale)]
-    message = lossscale.skipped_message(record.step, *(None if v is None else float(np.asarray(v)) for v in values))
-    return message, scaling.dynamic
+    return lossscale.skipped_message(record.step, *lossscale.scales(scaling, inner, record, variables)), \
+        scaling.dynamic
 
 
 def compare_step(emulation, plan, step, step_graph, variables, record, reference, local_runner,
@@ -372,7 +371,7 @@ class CompareObserver(observers.RunObserver):
         emulation, plan, step, step_graph, key, variables = self._pending
         self._pending = None
         self._once_done = True
-        skipped = skipped_by_loss_scaling(*self._scaling[key], record)
+        skipped = skipped_by_loss_scaling(*self._scaling[key], record, variables)
         if skipped[1] and self.on_skipped is not None:
             fetches = [f.name for f in plan.mapper.unique_fetches()]
             self.on_skipped(StepComparison(step, fetches, [], step_graph.trains, plan.signature, *skipped))

@@ -12,6 +12,7 @@ FixedLossScaleManager) and, for a variable, the value assigned to it for the nex
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import tensorflow as tf
 
 from npu_bridge.debug.stepgraph import VARIABLE_OPS
@@ -51,10 +52,23 @@ def find(ops):
         return LossScaling(decision.outputs[0].name, scale_op.outputs[0].name, None, None)
     reads = [op for op in ops if op.type in ("Identity", "ReadVariableOp") and op.inputs
              and op.inputs[0].op is scale_op and op.outputs[0].dtype == tf.float32]
-    assigns = [op for op in ops if op.type in _ASSIGNS and op.inputs[0].op is scale_op]
+    # The manager's update, not the variable's initializer (`loss_scale/Assign`).
+    assigns = [op for op in ops if op.type in _ASSIGNS and op.inputs[0].op is scale_op
+               and not op.name.startswith(scale_op.name + "/")]
     scale = reads[0].outputs[0].name if reads else None
     next_scale = assigns[0].inputs[1].name if assigns else None
     return LossScaling(decision.outputs[0].name, scale, next_scale, scale_op.name)
+
+
+def scales(scaling, inner, record, variables):
+    """(scale the step used, scale for the next step), None where unknown. A dynamic scale is read from the
+    variables before the step: a fetched read of the variable may already show the step's update."""
+    if scaling.dynamic:
+        scale = variables.get(scaling.variable) if variables else None
+    else:
+        scale = record.extra.get(inner.get(scaling.scale))
+    following = record.extra.get(inner.get(scaling.next_scale)) if scaling.next_scale else None
+    return tuple(None if value is None else float(np.asarray(value)) for value in (scale, following))
 
 
 def power(value):
