@@ -43,8 +43,9 @@ def _seeded_graphs(seed):
 
 @contextlib.contextmanager
 def _fresh_model_dirs(folder, seed):
-    estimator = getattr(tf.compat.v1, "estimator", None)
-    base = getattr(estimator, "Estimator", None)
+    from npu_bridge.estimator.npu.estimator_support import ESTIMATOR  # TensorFlow's, or npu_bridge's after 2.15
+
+    base = getattr(ESTIMATOR, "Estimator", None)
     if base is None:
         yield
         return
@@ -54,12 +55,13 @@ def _fresh_model_dirs(folder, seed):
     def init(self, *args, **kwargs):
         original(self, *args, **kwargs)
         fresh = os.path.join(folder, f"model_dir_{next(numbers)}")
-        users = self._model_dir
+        users = self._config.model_dir
         if users and os.path.isdir(users):
             shutil.copytree(users, fresh)
         else:
             os.makedirs(fresh)
-        self._model_dir = fresh
+        if hasattr(self, "_model_dir"):
+            self._model_dir = fresh
         changes = {"model_dir": fresh}
         if seed is not None and self._config.tf_random_seed is None:
             changes["tf_random_seed"] = seed
