@@ -47,6 +47,7 @@ class Recording:
     loss_scaling: object = None     # lossscale.LossScaling of the recorded graph, or None
     skipped: list = field(default_factory=list)     # messages of the steps loss scaling skipped before start
     sources: dict = field(default_factory=dict)     # user op name -> the user's line that created it
+    partial: bool = False           # the script ended before the steps asked for: fewer were recorded
 
     @property
     def step_numbers(self):
@@ -206,6 +207,14 @@ class CaptureObserver(observers.RunObserver):
     def close(self):
         if self.recording is None and self._reserve:
             self.recording = max(self._reserve, key=lambda pair: pair[0])[1]
+        if self.recording is None:
+            # The script ended (an Estimator's NaN-loss hook stops it at the first NaN) before n steps: a training
+            # graph's shorter recording is still the run the user means.
+            partial = [c.recording for c in self._candidates.values()
+                       if c is not None and c.recording is not None and c.recording.trains and c.recording.steps]
+            if partial:
+                self.recording = partial[0]
+                self.recording.partial = True
         self._candidates.clear()
         self._reserve.clear()
 

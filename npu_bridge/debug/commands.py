@@ -256,6 +256,9 @@ def run_suggest(args):
             return code
         print(f"npu-debug suggest: {observer.failure(args.script)}", file=sys.stderr)
         return 1
+    if recording.partial:
+        print(f"npu-debug suggest: {args.script} ended (exit code {code}) after {len(recording.steps)} of the "
+              f"{args.steps} steps asked for: the search uses the steps recorded", file=sys.stderr)
     _print_recording(recording, observer, args)
     tolerance = Tolerance(args.rtol, args.atol)
     with tempfile.TemporaryDirectory(prefix="npu-debug-suggest-") as work_dir:
@@ -337,8 +340,9 @@ def _verify(args, recording, suggestion, files, tolerance):
     for path in files:
         key = "modify_mixlist" if path.endswith(".json") else "customize_dtypes"
         runs.append((f"rerun with {os.path.basename(path)}", {key: os.path.abspath(path)}))
-    print(f"verifying: {len(runs)} reruns of {args.script} (seed {args.seed}), steps "
-          f"{recording.start}-{recording.start + args.steps - 1} each", flush=True)
+    steps = recording.step_numbers
+    print(f"verifying: {len(runs)} reruns of {args.script} (seed {args.seed}), steps {steps[0]}-{steps[-1]} each",
+          flush=True)
     results = {label: rerun(args, recording, overrides) for label, overrides in runs}
     reference = results.pop("rerun float32")
     if isinstance(reference, str):
@@ -369,7 +373,7 @@ def rerun(args, recording, overrides):
     """The metric per step of one rerun in a subprocess (npu_bridge.debug.probe), or its real error."""
     with tempfile.TemporaryDirectory(prefix="npu-debug-rerun-") as folder:
         out = os.path.join(folder, "metric.json")
-        command = [sys.executable, "-m", "npu_bridge.debug.probe", "--steps", str(args.steps), "--fetch",
+        command = [sys.executable, "-m", "npu_bridge.debug.probe", "--steps", str(len(recording.steps)), "--fetch",
                    recording.metric, "--start", str(recording.start), "--seed", str(args.seed), "--json", out,
                    args.script, *args.script_args]
         env = dict(os.environ)

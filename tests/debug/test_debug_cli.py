@@ -9,9 +9,10 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PLANTED = ROOT / "examples" / "precision_problems.py"
 TF1_SCRIPTS = ROOT / "examples" / "tf1_scripts"
+SCRIPTS = pathlib.Path(__file__).resolve().parent / "scripts"     # real-style scripts (test_real_scripts_*.py)
 
 
-def _npu_debug(*args, cwd):
+def npu_debug(*args, cwd):
     done = subprocess.run([sys.executable, "-m", "npu_bridge.debug.cli", *map(str, args)], capture_output=True,
                           text=True, timeout=600, cwd=cwd)
     return done.returncode, done.stdout, done.stderr
@@ -20,7 +21,7 @@ def _npu_debug(*args, cwd):
 @pytest.mark.parametrize("script, args", [("lenet_fixed_loss_scale.py", ["--steps", "3"]),
                                           ("mlp_loss_scale.py", ["--loops", "1", "--iterations_per_loop", "3"])])
 def test_compare_runs_the_examples(tmp_path, script, args):
-    code, out, err = _npu_debug("compare", "--steps", "1", "--output", tmp_path, "--no-plot",
+    code, out, err = npu_debug("compare", "--steps", "1", "--output", tmp_path, "--no-plot",
                                 TF1_SCRIPTS / script, *args, cwd=tmp_path)
     assert code == 0, err[-3000:]
     assert "step 1 (fetches" in out
@@ -37,7 +38,7 @@ def test_compare_runs_the_examples(tmp_path, script, args):
                                                                  "--iterations_per_loop", "3"])])
 def test_suggest_runs_the_examples(tmp_path, script, args):
     options, script_args = (args[:2], args[3:]) if "--" in args else ([], args)
-    code, out, err = _npu_debug("suggest", "--steps", "2", "--no-verify", "--output", tmp_path, *options,
+    code, out, err = npu_debug("suggest", "--steps", "2", "--no-verify", "--output", tmp_path, *options,
                                 TF1_SCRIPTS / script, *script_args, cwd=tmp_path)
     assert code == 0, err[-3000:]
     assert "already within tolerance: nothing needs to stay in float32" in out
@@ -45,7 +46,7 @@ def test_suggest_runs_the_examples(tmp_path, script, args):
 
 
 def test_suggest_proves_its_files_by_rerunning_the_script(tmp_path):
-    code, out, err = _npu_debug("suggest", "--steps", "3", "--output", tmp_path / "fix", PLANTED,
+    code, out, err = npu_debug("suggest", "--steps", "3", "--output", tmp_path / "fix", PLANTED,
                                 "--problem", "loss_scale", cwd=tmp_path)
     assert code == 0, err[-3000:]
     lines = {line.split("[")[0].strip(): line for line in out.splitlines() if line.startswith("  ")}
@@ -64,5 +65,5 @@ def test_bad_inputs_get_clear_messages(tmp_path, capsys):
     assert "--steps 0: the number of steps must be at least 1" in capsys.readouterr().err
     no_session = tmp_path / "no_session.py"
     no_session.write_text("import tensorflow as tf\nprint(tf.constant(1.0))\n")
-    code, _, err = _npu_debug("compare", no_session, cwd=tmp_path)
+    code, _, err = npu_debug("compare", no_session, cwd=tmp_path)
     assert code == 1 and "ran no emulated NPU session" in err

@@ -1,0 +1,32 @@
+"""`npu-debug compare` with no flags on scripts written the way ported ones are (tests/debug/scripts/)."""
+import re
+
+from .test_debug_cli import SCRIPTS, npu_debug
+
+
+def test_compare_scans_the_training_graph_to_the_step_where_the_gram_matrix_overflows(tmp_path):
+    code, out, err = npu_debug("compare", "--no-plot", "--output", tmp_path / "out", SCRIPTS / "style_transfer.py",
+                               cwd=tmp_path)
+    assert code == 0, err[-3000:]
+    found = re.search(r"first op breaking accuracy at step (\d+): (\S+) \(MatMul\), created at (.*)", out)
+    assert found, out
+    step, op, line = int(found.group(1)), found.group(2), found.group(3)
+    assert step > 0, "step 0 is healthy: the scan has to go on"
+    assert op == "MatMul_2" and "style_transfer.py:31: return tf.matmul(flat, flat, transpose_a=True)" in line
+    assert "graph 1 (graph1_fetching_truediv, fetches truediv:0): steps 0 compared" in out
+    assert f"the training graph (training, fetches Adam, add:0): steps 0-{step} compared" in out
+    assert "to look further: --scan" in out
+    written = sorted(p.name for p in (tmp_path / "out").iterdir() if p.suffix == ".csv")
+    assert written == ["graph1_fetching_truediv_step0.csv", f"training_step{step}.csv"]
+
+
+def test_steps_dynamic_loss_scaling_skips_are_reported_and_not_judged(tmp_path):
+    code, out, err = npu_debug("compare", "--no-plot", "--scan", "2", "--output", tmp_path / "out",
+                               SCRIPTS / "lenet_dynamic_loss_scale.py", cwd=tmp_path)
+    assert code == 0, err[-3000:]
+    assert "training: step 0 skipped by loss scaling, scale 2^32 -> 2^31: not judged" in out
+    assert "first op breaking accuracy" not in out
+    skipped = re.search(r"steps 0-(\d+) skipped by loss scaling", out)
+    assert skipped, out
+    first_applied = int(skipped.group(1)) + 1
+    assert f"steps {first_applied}-{first_applied + 1} compared" in out

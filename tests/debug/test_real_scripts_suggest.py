@@ -1,0 +1,58 @@
+"""`npu-debug suggest` with its defaults on scripts written the way ported ones are (tests/debug/scripts/)."""
+import re
+
+import pytest
+import tensorflow as tf
+
+from .test_debug_cli import SCRIPTS, npu_debug
+
+
+def test_suggest_records_the_training_loss_not_an_eval_call_and_keeps_the_gram_matmul(tmp_path):
+    code, out, err = npu_debug("suggest", "--steps", "6", "--no-verify", "--output", tmp_path / "out",
+                               SCRIPTS / "style_transfer.py", cwd=tmp_path)
+    assert code == 0, err[-3000:]
+    assert "recorded the training graph (fetches Adam, add:0): metric add:0, steps 0-5" in out
+    kept = re.search(r"keep in float32 \(\d+\): (.*)", out)
+    assert kept and "MatMul_2" in kept.group(1).split(", "), out
+    assert "MatMul_2 created at " in out and "style_transfer.py:31: return tf.matmul(flat, flat" in out
+    assert (tmp_path / "out" / "modify_mixlist.json").exists() and (tmp_path / "out" / "customize_dtypes.cfg").exists()
+    assert err.endswith("\n")
+    assert err.count("[emulated NPU graph built]") == 1, "the replays' sessions log nothing"
+    assert re.search(r"replay \d+ / bound \d+, \d+ s: ", err), "progress, one line per replay in a log"
+
+
+def test_a_fetch_that_a_graph_lacks_skips_that_graph_and_names_it(tmp_path):
+    code, out, err = npu_debug("suggest", "--steps", "1", "--no-verify", "--fetch", "add:0", "--output",
+                               tmp_path / "out", SCRIPTS / "style_transfer.py", cwd=tmp_path)
+    assert code == 0, err[-3000:]
+    assert "skipped the graph fetching truediv:0: its step does not compute 'add:0'" in out
+    assert "metric add:0, steps 0-0" in out
+
+
+def test_dynamic_loss_scaling_from_2_to_the_32_needs_nothing_in_float32(tmp_path):
+    code, out, err = npu_debug("suggest", "--steps", "2", "--no-verify", "--output", tmp_path / "out",
+                               SCRIPTS / "lenet_dynamic_loss_scale.py", cwd=tmp_path)
+    assert code == 0, err[-3000:]
+    skipped = re.search(r"(\d+) steps before it were skipped by loss scaling \(step 0 skipped by loss scaling, "
+                        r"scale 2\^32 -> 2\^31", out)
+    assert skipped, out
+    first = int(skipped.group(1))
+    assert f"metric sparse_softmax_cross_entropy_loss/value:0, steps {first}-{first + 1}" in out
+    assert "already within tolerance: nothing needs to stay in float32" in out
+    assert not (tmp_path / "out").exists()
+
+
+def test_estimator_under_force_fp16_gets_a_customize_dtypes_file_proven_from_a_fresh_model_dir(tmp_path):
+    if getattr(tf.compat.v1, "estimator", None) is None:
+        pytest.skip("tf.compat.v1.estimator is absent on this TensorFlow")
+    code, out, err = npu_debug("suggest", "--steps", "2", "--output", tmp_path / "out",
+                               SCRIPTS / "estimator_force_fp16.py", cwd=tmp_path)
+    assert code == 0, err[-3000:] + out
+    assert "ended (exit code 1) after 1 of the 2 steps asked for" in err, "the NaN-loss hook stops the script"
+    assert "keep in float32 (2): add, Sqrt" in out
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["customize_dtypes.cfg"]
+    assert "no modify_mixlist.json: the script's precision mode force_fp16 does not accept one" in out
+    lines = {line.split("[")[0].strip(): line for line in out.splitlines() if line.startswith("  ")}
+    assert "within tolerance" in lines["recording's float32 replay"], "the float32 rerun reproduces the recording"
+    assert "within tolerance" in lines["rerun with customize_dtypes.cfg"]
+    assert not (tmp_path / "estimator_model_dir").exists(), "the script's own model_dir is not written"
