@@ -1,9 +1,6 @@
 """`npu-debug suggest` with its defaults on scripts written the way ported ones are (tests/debug/scripts/)."""
 import re
 
-import pytest
-import tensorflow as tf
-
 from .test_debug_cli import SCRIPTS, npu_debug
 
 
@@ -43,8 +40,6 @@ def test_dynamic_loss_scaling_from_2_to_the_32_needs_nothing_in_float32(tmp_path
 
 
 def test_estimator_under_force_fp16_gets_a_customize_dtypes_file_proven_from_a_fresh_model_dir(tmp_path):
-    if getattr(tf.compat.v1, "estimator", None) is None:
-        pytest.skip("tf.compat.v1.estimator is absent on this TensorFlow")
     code, out, err = npu_debug("suggest", "--steps", "2", "--output", tmp_path / "out",
                                SCRIPTS / "estimator_force_fp16.py", cwd=tmp_path)
     assert code == 0, err[-3000:] + out
