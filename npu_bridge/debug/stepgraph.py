@@ -13,6 +13,7 @@ import os
 import tensorflow as tf
 
 from npu_bridge.core.contract import VARIABLE_OPS
+
 FLOAT_DTYPES = frozenset({tf.float16, tf.bfloat16, tf.float32, tf.float64})
 # Op types of an optimizer's variable update (ApplyGradientDescent, ResourceApplyAdam, SparseApplyMomentum, ...).
 _UPDATE_PREFIXES = ("Apply", "ResourceApply", "SparseApply", "ResourceSparseApply")
