@@ -25,11 +25,9 @@ ALIASES = {
     "tensorflow.contrib.layers.python.layers": "tf_slim.layers",
     "tensorflow.contrib.slim.python.slim": "tf_slim",
     "tensorflow.contrib.slim.nets": "tf_slim.nets",
+    "tensorflow.contrib.training.python.training.evaluation": "tf_slim.training.evaluation",
+    "tensorflow.contrib.training.python.training.training": "tf_slim.training.training",
     "tensorflow.contrib.training.python.training.hparam": "npu_bridge.tf1compat.contrib.training.hparam",
-    "tensorflow.contrib.training.python.training": "tf_slim.training",
-    "tensorflow.contrib.tpu.python.tpu.tpu_function": "tensorflow.python.tpu.tpu_function",
-    "tensorflow.contrib.tpu.python.tpu.tpu_config": "npu_bridge.tf1compat.contrib.tpu",
-    "tensorflow.contrib.tpu.python.tpu.tpu_estimator": "npu_bridge.tf1compat.contrib.tpu",
     "tensorflow.contrib.tpu.python.ops.tpu_ops": "tensorflow.python.tpu.ops.tpu_ops",
     "tensorflow.contrib.image.python.ops": "npu_bridge.tf1compat.contrib.image",
     # tf-slim's layers import TF's legacy layers from here; tf_keras ships them one level down

@@ -3,9 +3,7 @@
 ModeKeys keeps contrib.learn's values ("train", "eval", "infer"), which are tf.estimator.ModeKeys' too, so a mode
 compared against either matches; RunConfig is tf.compat.v1.estimator's, looked up when called.
 """
-import tensorflow as tf
-
-from npu_bridge.tf1compat.contrib import removed
+from npu_bridge.tf1compat.contrib import estimator_lookup, removed
 
 
 class ModeKeys:
@@ -22,10 +20,7 @@ INFER = ModeKeys.INFER
 
 def RunConfig(*args, **kwargs):
     """tf.compat.v1.estimator.RunConfig (contrib.learn's RunConfig took the same arguments)."""
-    estimator = getattr(tf.compat.v1, "estimator", None)
-    if estimator is None:
-        raise ImportError("tf.contrib.learn.RunConfig is tf.compat.v1.estimator.RunConfig, and this TensorFlow has "
-                          "no Estimator: run the script under npu-run, which provides one")
+    estimator = estimator_lookup.estimator_module("learn.RunConfig")
     return estimator.RunConfig(*args, **kwargs)
 
 

@@ -6,6 +6,8 @@ replacement from REPLACEMENTS (the most specific entry that matches). It is an I
 tensorflow.contrib.x import y` shows this message rather than Python's bare "cannot import name", and scripts that
 probe with `try: ... except ImportError` take their fallback.
 """
+import importlib
+import importlib.util
 
 # symbol (as a script spells it after `tf.`) -> its TF 2 replacement; a module entry covers the names inside it
 REPLACEMENTS = {
@@ -81,13 +83,20 @@ def missing_module(module_name):
 
 
 def module_getattr(module_name):
-    """A module-level __getattr__ for a contrib module: a missing public name raises error(); dunder probes
-    (copy, pickle, inspect) get the AttributeError they expect."""
+    """A module-level __getattr__ for a contrib module: a submodule not imported yet is imported (`from package
+    import submodule` asks this first), any other missing public name raises error(); dunder probes (copy,
+    pickle, inspect) get the AttributeError they expect."""
     prefix = module_name.replace("npu_bridge.tf1compat.", "", 1)
 
     def __getattr__(name):
         if name.startswith("__"):
             raise AttributeError(name)
+        try:
+            found = importlib.util.find_spec(f"{module_name}.{name}")
+        except ModuleNotFoundError:     # module_name is a module, not a package
+            found = None
+        if found is not None:
+            return importlib.import_module(f"{module_name}.{name}")
         raise error(f"{prefix}.{name}")
 
     return __getattr__

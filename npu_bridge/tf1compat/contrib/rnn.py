@@ -8,17 +8,33 @@ import tensorflow as tf
 
 from npu_bridge.tf1compat.contrib import removed
 
-_CELLS = tf.compat.v1.nn.rnn_cell
-BasicLSTMCell = _CELLS.BasicLSTMCell
-BasicRNNCell = _CELLS.BasicRNNCell
-DeviceWrapper = _CELLS.DeviceWrapper
-DropoutWrapper = _CELLS.DropoutWrapper
-GRUCell = _CELLS.GRUCell
-LSTMCell = _CELLS.LSTMCell
-LSTMStateTuple = _CELLS.LSTMStateTuple
-MultiRNNCell = _CELLS.MultiRNNCell
-RNNCell = _CELLS.RNNCell
-ResidualWrapper = _CELLS.ResidualWrapper
+_CELL_NAMES = ("BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper", "GRUCell", "LSTMCell",
+               "LSTMStateTuple", "MultiRNNCell", "RNNCell", "ResidualWrapper")
+
+
+def _rnn_cells():
+    """{name: class} from tf.compat.v1.nn.rnn_cell; where TensorFlow routes that to Keras 3, which has no TF 1
+    cells (TF >= 2.16 without TF_USE_LEGACY_KERAS, which npu-run sets), the same cells from tf_keras."""
+    try:
+        return {name: getattr(tf.compat.v1.nn.rnn_cell, name) for name in _CELL_NAMES}
+    except AttributeError:
+        from tf_keras.src.layers.rnn import legacy_cell_wrappers, legacy_cells
+
+        return {name: getattr(legacy_cells, name, None) or getattr(legacy_cell_wrappers, name)
+                for name in _CELL_NAMES}
+
+
+_CELLS = _rnn_cells()
+BasicLSTMCell = _CELLS["BasicLSTMCell"]
+BasicRNNCell = _CELLS["BasicRNNCell"]
+DeviceWrapper = _CELLS["DeviceWrapper"]
+DropoutWrapper = _CELLS["DropoutWrapper"]
+GRUCell = _CELLS["GRUCell"]
+LSTMCell = _CELLS["LSTMCell"]
+LSTMStateTuple = _CELLS["LSTMStateTuple"]
+MultiRNNCell = _CELLS["MultiRNNCell"]
+RNNCell = _CELLS["RNNCell"]
+ResidualWrapper = _CELLS["ResidualWrapper"]
 static_rnn = tf.compat.v1.nn.static_rnn
 static_bidirectional_rnn = tf.compat.v1.nn.static_bidirectional_rnn
 static_state_saving_rnn = tf.compat.v1.nn.static_state_saving_rnn
@@ -37,7 +53,7 @@ class LSTMBlockCell(LSTMCell):
 
 class LayerNormBasicLSTMCell(RNNCell):
     """TF 1.15's LSTM cell with layer normalisation of each gate and of the new cell state, and recurrent dropout
-    on the candidate (Ba et al. 2016; Semeniuta et al. 2016). Variables under `LayerNormBasicLSTMCell/`: `kernel`
+    on the candidate (Ba et al. 2016; Semeniuta et al. 2016). Variables under `layer_norm_basic_lstm_cell/`: `kernel`
     (`bias` only without layer_norm) and `input|transform|forget|output|state/gamma|beta`."""
 
     def __init__(self, num_units, forget_bias=1.0, input_size=None, activation=tf.math.tanh, layer_norm=True,

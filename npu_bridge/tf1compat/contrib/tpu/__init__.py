@@ -14,7 +14,7 @@ import importlib
 
 import tensorflow as tf
 
-from npu_bridge.tf1compat.contrib import removed
+from npu_bridge.tf1compat.contrib import estimator_lookup, removed
 
 _TPU = tf.compat.v1.tpu
 CrossShardOptimizer = _TPU.CrossShardOptimizer
@@ -30,14 +30,7 @@ shutdown_system = _TPU.shutdown_system
 
 
 def _estimator_module():
-    """tf.compat.v1.estimator as it is now (TensorFlow's on 2.15; npu_bridge's on newer TensorFlow, once
-    installed), or a clear error where there is none."""
-    estimator = getattr(tf.compat.v1, "estimator", None)
-    if estimator is None:
-        raise ImportError("tf.contrib.tpu.TPUEstimator runs as a tf.compat.v1.estimator.Estimator, and this "
-                          f"TensorFlow ({tf.__version__}) has no Estimator: run the script under npu-run, which "
-                          "provides one")
-    return estimator
+    return estimator_lookup.estimator_module("tpu.TPUEstimator")
 
 
 def _own_tpu_module():
@@ -76,7 +69,8 @@ _run_config_classes = {}
 
 
 class RunConfig:
-    """tf.contrib.tpu.RunConfig: the Estimator's RunConfig with `tpu_config`, `cluster` and `master` kept."""
+    """tf.contrib.tpu.RunConfig: the Estimator's RunConfig with `tpu_config` and `cluster` kept (the masters
+    name TPU workers, which a CPU-only run has none of)."""
 
     def __new__(cls, tpu_config=None, evaluation_master=None, master=None, cluster=None, **kwargs):
         own = _own_tpu_module()
@@ -90,7 +84,6 @@ class RunConfig:
         config = config_class(**kwargs)
         config.tpu_config = tpu_config or TPUConfig()
         config.cluster = cluster
-        config.evaluation_master = evaluation_master or master or ""
         return config
 
 

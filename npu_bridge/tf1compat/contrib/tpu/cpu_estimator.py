@@ -29,12 +29,11 @@ def _with_batch_size(params, batch_size):
 
 
 def _model_fn(model_fn, batch_sizes):
-    from npu_bridge.tf1compat.contrib.tpu import TPUEstimatorSpec
-
     def tpu_model_fn(features, labels, mode, params, config):
         spec = model_fn(features, **_offered(model_fn, labels=labels, mode=mode, config=config,
                                               params=_with_batch_size(params, batch_sizes.get(mode))))
-        return spec.as_estimator_spec() if isinstance(spec, TPUEstimatorSpec) else spec
+        # a TPUEstimatorSpec, ours or TensorFlow's, stands for the EstimatorSpec it converts to
+        return spec.as_estimator_spec() if hasattr(spec, "as_estimator_spec") else spec
 
     return tpu_model_fn
 

@@ -1,1 +1,2 @@
 """tensorflow.contrib.tpu.python: TF 1.15's package path (tpu, ops)."""
+from npu_bridge.tf1compat.contrib.tpu.python import ops, tpu  # noqa: F401
