@@ -13,7 +13,7 @@ import tempfile
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.core.options import OVERRIDES_ENV, _parse_dump_step
 from npu_bridge.debug import scan as scan_module
-from npu_bridge.debug.compare import CompareObserver, write_outputs
+from npu_bridge.debug.compare import COSINE_ALERT, CompareObserver, write_outputs
 from npu_bridge.launcher import run_script
 from npu_bridge.runtime import observers
 
@@ -168,8 +168,17 @@ def run_dump_compare(args):
     for op_name, why in skipped:
         print(f"npu-debug compare: {op_name} not compared: {why}", file=sys.stderr)
     paths = write_outputs(comparison, args.output, DUMPS_NAME, plot=not args.no_plot)
-    print(f"{len(comparison.rows)} tensors of {args.my_dump} compared with {args.golden_dump}")
-    print(comparison.summary().split("\n", 1)[-1])
+    print(f"{len(comparison.rows)} output tensors of {args.my_dump} compared with {args.golden_dump}")
+    culprit, overflow, divergence = comparison.culprit, comparison.first_overflow(), comparison.first_divergence()
+    if culprit is not None:
+        print(f"first op overflowing from normal inputs: {culprit['NPUDump']} ({culprit['OpType']})")
+    if overflow is not None:
+        print(f"first tensor holding an overflow: {overflow['TensorIndex']} ({overflow['OpType']})")
+    if divergence is not None:
+        print(f"first tensor with cosine similarity < {COSINE_ALERT}: {divergence['TensorIndex']} "
+              f"({float(divergence['CosineSimilarity']):.6f})")
+    if culprit is None and overflow is None and divergence is None:
+        print(f"no overflow, every output's cosine similarity >= {COSINE_ALERT}")
     print(f"    written: {', '.join(paths)}")
     return 0 if comparison.rows else 1
 
