@@ -15,6 +15,7 @@ import struct
 import ml_dtypes
 import numpy as np
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.message import DecodeError
 
 PACKAGE = "toolkit.dumpdata"
 FILE_NAME = "npu_bridge/debug/dump_data.proto"
@@ -180,7 +181,7 @@ def _framed(blob):
     message = DumpData()
     try:
         message.ParseFromString(blob[HEADER_LENGTH.size:end])
-    except Exception:       # protobuf raises DecodeError (a Message.Error subclass) across versions
+    except DecodeError:
         return None
     tensors = [tensor for group in _payload_groups(message) for tensor in group]
     if any(tensor.data for tensor in tensors) or end + sum(t.size for t in tensors) > len(blob):
@@ -201,7 +202,7 @@ def decode(blob, path="dump"):
     message = DumpData()
     try:
         message.ParseFromString(blob)
-    except Exception as error:      # protobuf raises DecodeError (a Message.Error subclass) across versions
+    except DecodeError as error:
         raise ValueError(f"{path}: not a dump file: neither the NPU's layout (8-byte header length, DumpData "
                          f"header, raw data) nor a bare DumpData protobuf ({error})") from None
     return message

@@ -24,9 +24,9 @@ def _load_dumpdata():
 dumpdata = _load_dumpdata()
 # Found, not imported: importing msprobe replaces sys.modules["tensorflow"] with TensorBoard's stub.
 MSACCUCMP = os.path.join(importlib.util.find_spec("msprobe").submodule_search_locations[0], "msaccucmp")
-sys.path.insert(0, MSACCUCMP)
+sys.path.insert(0, MSACCUCMP)      # msaccucmp's modules import each other from its folder
 
-from dump_parse import big_dump_data  # msaccucmp's modules import each other from its folder
+from dump_parse import big_dump_data
 
 _NUMBERS = ("size", "dump_time", "output_index")
 

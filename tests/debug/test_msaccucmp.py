@@ -11,13 +11,13 @@ import sys
 import numpy as np
 import pytest
 import tensorflow as tf
+from npu_test_support import npu_config
 
 import npu_bridge.runtime
 from npu_bridge.debug import dumpdata
 from npu_bridge.debug.cli import main as npu_debug
 from npu_bridge.debug.compare import COLUMNS
 from npu_bridge.debug.convert import convert
-from npu_test_support import npu_config
 
 from .conftest import dump_small_model
 from .test_dumpdata import new_layout_payload
