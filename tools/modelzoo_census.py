@@ -12,7 +12,7 @@ script is the one its 1p shell script starts (train_performance_1p.sh first, the
 other): the `python3 X.py --flags` line, continuation lines joined, shell variables resolved from the script's own
 plain assignments and exports (`pwd` is the test folder until the script cd's elsewhere), and every data / path /
 dir variable without a value pointed at an empty temporary folder of its own. Each entry script runs as
-`PYTHON -m npu_bridge X.py --flags` (what npu-run runs) from the folder the shell script cd's to, with RANK_SIZE=1,
+`PYTHON -m npu_bridge X.py --flags` (what npu-run runs; the npu_bridge PYTHONPATH names, if any, is the one run) from the folder the shell script cd's to, with RANK_SIZE=1,
 DEVICE_ID=0, and that folder and the training folder on PYTHONPATH (as the READMEs have users export it), for at
 most --timeout seconds; the first failure is classified by tools/census_failures.py. Not part of CI: it needs the
 checkout and takes up to --sample * --timeout / --jobs seconds.
@@ -210,6 +210,14 @@ def _entry(folder, shell, cwd, variables, script_text, rest):
     return Entry(folder, shell, cwd, None, args, problem=f"{script_text} named in {shell.name} not found")
 
 
+# What `python -m npu_bridge` runs, except that when PYTHONPATH provides npu_bridge, an editable install's finder is
+# dropped first: it would serve npu_bridge's direct submodules that the tree under test lacks from the installed
+# checkout, mixing two versions in one run.
+_RUN_NPU_BRIDGE = ("import importlib.machinery, runpy, sys\n"
+                   "if importlib.machinery.PathFinder.find_spec('npu_bridge') is not None:\n"
+                   "    sys.meta_path[:] = [finder for finder in sys.meta_path\n"
+                   "                        if not getattr(finder, '__module__', '').startswith('__editable__')]\n"
+                   "runpy.run_module('npu_bridge', run_name='__main__', alter_sys=True)\n")
 _RUNNING = set()       # process groups of the scripts running now, killed if the census itself is stopped
 
 
@@ -218,11 +226,13 @@ def run_entry(entry, python, timeout, npu_bridge_dir, log_dir=None):
     started = time.monotonic()
     if entry.script is None:
         return _row(entry, "other", 0.0, "", entry.problem, "", "")
-    command = [python, "-m", "npu_bridge", str(entry.script), *entry.args]
+    command = [python, "-c", _RUN_NPU_BRIDGE, str(entry.script), *entry.args]
     environment = {**os.environ, **entry.environment, "TF_CPP_MIN_LOG_LEVEL": "2", "RANK_SIZE": "1", "RANK_ID": "0",
                    "DEVICE_ID": "0", "ASCEND_DEVICE_ID": "0", "PYTHONUNBUFFERED": "1"}
-    # the folder's own packages importable, as READMEs have users `export PYTHONPATH=...:/path/to/model`
-    environment["PYTHONPATH"] = os.pathsep.join(part for part in (environment.get("PYTHONPATH"), str(entry.cwd),
+    # the npu_bridge under test first (a script's own export may drop it), then the folder's own packages, as
+    # READMEs have users `export PYTHONPATH=...:/path/to/model`
+    environment["PYTHONPATH"] = os.pathsep.join(part for part in (os.environ.get("PYTHONPATH"),
+                                                                  environment.get("PYTHONPATH"), str(entry.cwd),
                                                                   str(entry.folder)) if part)
     with tempfile.TemporaryFile() as output:
         process = subprocess.Popen(command, cwd=entry.cwd, stdout=output, stderr=subprocess.STDOUT,
@@ -244,7 +254,7 @@ def run_entry(entry, python, timeout, npu_bridge_dir, log_dir=None):
     elapsed = time.monotonic() - started
     status = "timeout" if timed_out else str(returncode)
     return _row(entry, failure.category, elapsed, status, failure.exception, failure.where, _last_line(text),
-                command)
+                [python, "-m", "npu_bridge", str(entry.script), *entry.args])
 
 
 def _kill_group(pid):
