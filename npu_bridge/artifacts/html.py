@@ -29,8 +29,8 @@ def to_html(diffs, verdict, base_label, new_label):
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>npu-report diff</title>",
              f"<style>{STYLE}</style></head><body><h1>npu-report diff</h1>",
              f"<p>baseline <code>{_e(base_label)}</code> &rarr; new run <code>{_e(new_label)}</code></p>",
-             f"<div class='verdict {'failed' if failed else 'passed'}'>{'FAILED' if failed else 'PASSED'}: "
-             f"{_e(verdict)}</div>"]
+             (f"<div class='verdict {'failed' if failed else 'passed'}'>{'FAILED' if failed else 'PASSED'}: "
+              f"{_e(verdict)}</div>")]
     for diff in diffs:
         parts.append(_graph_section(diff))
     parts.append("</body></html>")

@@ -47,8 +47,7 @@ def test_well_formed_runs_diff_clean(tmp_path, capsys):
     (run_with({"curves": {"loss:0": [["0", 1.5]]}}), "graphs.graph-1.curves.loss:0[0] has step '0'"),
     (run_with({"curves": [["loss:0"]]}), "graphs.graph-1.curves is a list"),
     (run_with({"report": 3}), "graphs.graph-1.report is the number 3"),
-    (run_with(format="npu_bridge-run/99"), "has format 'npu_bridge-run/99': this npu-report reads "
-                                           "'npu_bridge-run/1'"),
+    (run_with(format="npu_bridge-run/99"), "has format 'npu_bridge-run/99': this npu-report reads 'npu_bridge-run/1'"),
     ({"graphs": {}}, "has no \"format\" field"),
 ])
 def test_a_malformed_run_record_is_exit_2_naming_the_file_and_the_field(tmp_path, capsys, run, field):

@@ -8,8 +8,8 @@ import sys
 
 import numpy as np
 
-from npu_bridge.npu_init import *  # noqa: F401,F403
 from hccl.manage.api import get_rank_id
+from npu_bridge.npu_init import *  # noqa: F401,F403
 
 dump_path, mode = sys.argv[1], sys.argv[2]
 data = np.random.RandomState(0).uniform(-1, 1, (8, 4)).astype(np.float32)

@@ -8,9 +8,9 @@ import os
 
 import numpy as np
 import pytest
+from test_multi_rank import HERE, npu_run, results
 
 from npu_bridge.debug.convert import convert
-from test_multi_rank import HERE, npu_run, results
 
 JOB = os.path.join(HERE, "dump_job.py")
 DATA = np.random.RandomState(0).uniform(-1, 1, (8, 4)).astype(np.float32)   # as dump_job.py builds it
