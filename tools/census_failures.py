@@ -4,8 +4,8 @@ The census (tools/modelzoo_census.py) runs each entry script with no data and a 
 first thing that stopped it, read from the last traceback it printed:
 
     tf_api       an AttributeError / ImportError naming a TensorFlow 1.15 API (tensorflow, contrib, keras,
-                 estimator) that is missing here, or one that npu_bridge's TF 1.15 compatibility layer
-                 (npu_bridge.tf1compat) lacks or refuses
+                 estimator, or tf_slim, which serves contrib's slim and layers) that is missing here, or one
+                 that npu_bridge's TF 1.15 compatibility layer (npu_bridge.tf1compat) lacks or refuses
     npu_bridge   a traceback whose last frame is inside the npu_bridge package, or an import of a Huawei
                  npu_bridge module or name this package lacks
     third_party  ModuleNotFoundError for a module that is neither TensorFlow's nor npu_bridge's (a package the user
@@ -23,9 +23,10 @@ from dataclasses import dataclass
 
 CATEGORIES = ("tf_api", "npu_bridge", "third_party", "data", "flags", "ran", "other")
 
-_TF_FAMILY = re.compile(r"\b(tensorflow|tensorflow_core|tf_keras|keras|contrib|estimator|tensorflow_estimator)\b"
+_TF_FAMILY = re.compile(r"\b(tensorflow|tensorflow_core|tf_keras|keras|contrib|estimator|tensorflow_estimator|"
+                        r"tf_slim)\b"
                         r"|\btf\.")
-_TF_TOP_MODULES = ("tensorflow", "tensorflow_core", "tensorflow_estimator", "tf_keras", "keras")
+_TF_TOP_MODULES = ("tensorflow", "tensorflow_core", "tensorflow_estimator", "tf_keras", "keras", "tf_slim")
 _NPU_BRIDGE_NAME = re.compile(r"\bnpu_bridge\b")
 _TF1COMPAT = re.compile(r"npu_bridge\.tf1compat|TF 1\.15 compatibility layer")
 _EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)|KeyError|StopIteration)"

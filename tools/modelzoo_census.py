@@ -12,14 +12,16 @@ script is the one its 1p shell script starts (train_performance_1p.sh first, the
 other): the `python3 X.py --flags` line, continuation lines joined, shell variables resolved from the script's own
 plain assignments and exports (`pwd` is the test folder until the script cd's elsewhere), and every data / path /
 dir variable without a value pointed at an empty temporary folder of its own. Each entry script runs as
-`PYTHON -m npu_bridge X.py --flags` (what npu-run runs; the npu_bridge PYTHONPATH names, if any, is the one run) from the folder the shell script cd's to, with RANK_SIZE=1,
-DEVICE_ID=0, and that folder and the training folder on PYTHONPATH (as the READMEs have users export it), for at
-most --timeout seconds; the first failure is classified by tools/census_failures.py. Not part of CI: it needs the
-checkout and takes up to --sample * --timeout / --jobs seconds.
+`PYTHON -m npu_bridge X.py --flags` (what npu-run runs; the npu_bridge on PYTHONPATH, if any, is the one run)
+from the folder the shell script cd's to, with RANK_SIZE=1, DEVICE_ID=0, and that folder and the training folder
+on PYTHONPATH (as the READMEs have users export it), for at most --timeout seconds; the first failure is classified
+by tools/census_failures.py. Not part of CI: it needs the checkout and takes up to --sample * --timeout / --jobs
+seconds.
 
 The TSV has one row per folder (category, elapsed seconds, exit status, exception line, where it was raised, the
 last output line, the command); the summary printed at the end counts the categories and groups the first
-failures. --logs keeps each script's whole output.
+failures. --logs keeps each script's whole output; `--reclassify --out TSV --logs LOGDIR` classifies a finished
+run again (after the classifier changed) without running anything.
 """
 import argparse
 import collections
@@ -310,6 +312,34 @@ def _group_key(exception):
     return re.sub(r"'/[^']*'|\"/[^\"]*\"", "'PATH'", exception)[:160]
 
 
+def reclassify(tsv_path, log_dir, python):
+    """Classify the rows of `tsv_path` again from the outputs kept in `log_dir`; rewrite it and print the summary."""
+    if not log_dir:
+        raise SystemExit("modelzoo_census: --reclassify needs the --logs folder of the run")
+    with open(tsv_path) as tsv:
+        columns = tsv.readline().rstrip("\n").split("\t")
+        rows = [dict(zip(columns, line.rstrip("\n").split("\t"))) for line in tsv]
+    npu_bridge_dir = _npu_bridge_dir(python)
+    for row in rows:
+        log = Path(log_dir, row["folder"].replace("/", "__") + ".log")
+        if not log.is_file():
+            continue
+        status = row["status"]
+        failure = classify(None if status == "timeout" else int(status), log.read_text(), status == "timeout",
+                           npu_bridge_dir)
+        row.update(category=failure.category, exception=failure.exception[:300], where=failure.where)
+    _write_tsv(rows, tsv_path)
+    print(summary(rows))
+    return 0
+
+
+def _npu_bridge_dir(python):
+    where_is_npu_bridge = ("import importlib.util; "
+                           "print(importlib.util.find_spec('npu_bridge').submodule_search_locations[0])")
+    return subprocess.run([python, "-c", where_is_npu_bridge], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def _empty_folder(parent, index):
     """An empty folder of its own for one script's data paths (a script may write there)."""
     folder = Path(parent) / str(index)
@@ -319,7 +349,7 @@ def _empty_folder(parent, index):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--modelzoo", required=True, help="checkout of Ascend/ModelZoo-TensorFlow")
+    parser.add_argument("--modelzoo", help="checkout of Ascend/ModelZoo-TensorFlow (needed unless --reclassify)")
     parser.add_argument("--extract-from", metavar="MIRROR",
                         help="first write DIR from this bare clone of Ascend/ModelZoo-TensorFlow (if DIR is absent)")
     parser.add_argument("--sample", type=int, help="run only N folders drawn at random (default: all)")
@@ -330,17 +360,21 @@ def main(argv=None):
     parser.add_argument("--logs", help="folder to write each script's whole output to (FOLDER_NAME.log)")
     parser.add_argument("--python", default=sys.executable,
                         help="the Python whose npu_bridge runs the scripts (default: this one)")
+    parser.add_argument("--reclassify", action="store_true",
+                        help="run nothing: classify again the runs of --out from their --logs (after the classifier "
+                             "changed)")
     args = parser.parse_args(argv)
+    if args.reclassify:
+        return reclassify(args.out, args.logs, args.python)
+    if not args.modelzoo:
+        parser.error("--modelzoo DIR is needed to run the census")
     modelzoo = Path(args.modelzoo).resolve()
     if args.extract_from and not modelzoo.exists():
         extract(args.extract_from, modelzoo)
     folders = training_folders(modelzoo)
     if args.sample and args.sample < len(folders):
         folders = sorted(random.Random(args.seed).sample(folders, args.sample))
-    where_is_npu_bridge = ("import importlib.util; "
-                           "print(importlib.util.find_spec('npu_bridge').submodule_search_locations[0])")
-    npu_bridge_dir = subprocess.run([args.python, "-c", where_is_npu_bridge],
-                                    capture_output=True, text=True, check=True).stdout.strip()
+    npu_bridge_dir = _npu_bridge_dir(args.python)
     print(f"{len(folders)} folders, timeout {args.timeout:g} s, {args.jobs} jobs, npu_bridge from {npu_bridge_dir}",
           flush=True)
     if args.logs:

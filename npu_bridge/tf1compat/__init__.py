@@ -40,6 +40,13 @@ ALIASES = {
     "tensorflow.python.data.experimental.ops.threadpool": "npu_bridge.tf1compat.threadpool",
     "tensorflow.python.distribute.distribution_strategy_context": "npu_bridge.tf1compat.distribution_strategy_context",
     "tensorflow.python.training.distribution_strategy_context": "npu_bridge.tf1compat.distribution_strategy_context",
+    "tensorflow.python.training.tracking": "npu_bridge.tf1compat.tracking",
+}
+
+# Aliases for modules only some TensorFlow 2.x versions dropped: added by install() where the real one is missing.
+ALIASES_WHERE_MISSING = {
+    "tensorflow.python.training.training_ops": "tensorflow.python.ops.gen_training_ops",     # gone in 2.16
+    "tensorflow.python.tpu.tpu_config": "npu_bridge.tf1compat.contrib.tpu",     # RunConfig, TPUConfig: gone in 2.16
 }
 
 # Modules TensorFlow 2.x still has under TF 1.15's name but without TF 1.15's contents. TensorFlow itself imports
@@ -186,8 +193,19 @@ def install():
     if _FALLBACK_FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FALLBACK_FINDER)
     estimator_paths.install(ALIASES)
+    for name, target in ALIASES_WHERE_MISSING.items():
+        if name not in ALIASES and _is_missing(name):
+            ALIASES[name] = target
     if "tensorflow" in sys.modules:     # the launcher imports TensorFlow first; then tf.compat.v1.contrib resolves
         importlib.import_module("npu_bridge.tf1compat.contrib").attach(sys.modules["tensorflow"])
+
+
+def _is_missing(name):
+    """Whether this TensorFlow lacks module `name` (looked up without importing it; asked before its alias exists)."""
+    try:
+        return importlib.util.find_spec(name) is None
+    except ModuleNotFoundError:
+        return True
 
 
 class Overlay(types.ModuleType):

@@ -141,3 +141,22 @@ def test_the_entry_script_and_its_flags_come_from_the_1p_shell_script(tmp_path):
 def test_a_checkout_without_tensorflow_folder_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="has no TensorFlow/ folder"):
         census.training_folders(tmp_path)
+
+
+def test_a_tf_slim_import_error_is_a_tf_api_gap():
+    output = traceback(SCRIPT, exception="ImportError: cannot import name 'layers' from 'tf_slim.layers.layers' (/x.py)")
+    assert failures.classify(1, output).category == "tf_api"
+
+
+def test_reclassify_rereads_the_kept_outputs(tmp_path, capsys):
+    tsv = tmp_path / "census.tsv"
+    columns = ["folder", "category", "elapsed_s", "status", "exception", "where", "last_line", "command", "cwd"]
+    row = ["TensorFlow/contrib/cv/M", "other", "3.0", "1", "old", "", "", "", ""]
+    tsv.write_text("\t".join(columns) + "\n" + "\t".join(row) + "\n")
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "TensorFlow__contrib__cv__M.log").write_text(
+        traceback(SCRIPT, exception="ModuleNotFoundError: No module named 'cv2'"))
+    assert census.main(["--reclassify", "--out", str(tsv), "--logs", str(tmp_path / "logs")]) == 0
+    assert tsv.read_text().splitlines()[1].split("\t")[1:5] == ["third_party", "3.0", "1",
+                                                                "ModuleNotFoundError: No module named 'cv2'"]
+    assert "1 training folders: third_party 1" in capsys.readouterr().out

@@ -102,3 +102,25 @@ def test_model_layers_names_the_line_and_model_layers_and_a_subclass_may_set_its
             return self._layers[0](inputs)
 
     assert len(Stack()._layers) == 1
+
+
+def test_training_tracking_is_tf_1_15s_name_for_trackable():
+    from tensorflow.python.trackable.autotrackable import AutoTrackable
+    from tensorflow.python.trackable.base import Trackable
+    from tensorflow.python.training.tracking import base as checkpointable
+    from tensorflow.python.training.tracking import data_structures, tracking
+
+    assert checkpointable.Trackable is Trackable and tracking.AutoTrackable is AutoTrackable
+    assert isinstance(data_structures.List([AutoTrackable()]), Trackable)
+
+
+def test_modules_only_newer_tensorflow_dropped_are_aliased_only_there():
+    import importlib
+
+    training_ops = importlib.import_module("tensorflow.python.training.training_ops")
+    tpu_config = importlib.import_module("tensorflow.python.tpu.tpu_config")
+    assert callable(training_ops.apply_gradient_descent)
+    assert hasattr(tpu_config, "RunConfig") and hasattr(tpu_config, "TPUConfig")
+    newer = tuple(int(part) for part in tf.__version__.split(".")[:2]) >= (2, 16)
+    assert (training_ops.__name__ == "tensorflow.python.ops.gen_training_ops") is newer
+    assert (tpu_config.__name__ == "npu_bridge.tf1compat.contrib.tpu") is newer
