@@ -25,3 +25,21 @@ def test_classifier_script_trains_evaluates_and_predicts(tmp_path, flags):
     emulated = [line for line in result.stderr.splitlines() if "emulated NPU graph built" in line]
     # NPUEstimator: the training graph, each evaluation's (at steps 20 and 40) and predict's run emulated
     assert len(emulated) == (4 if flags else 0)
+
+
+def test_bert_style_tpu_estimator_script_fine_tunes_from_an_init_checkpoint(tmp_path):
+    """TPUEstimator(use_tpu=False) with TPUEstimatorSpec, scaffold_fn and eval_metrics: trained, then a second run
+    initialized from the first one's checkpoint starts where it ended."""
+    outputs = []
+    for name, init in (("pretrain", []), ("finetune", ["--init_checkpoint", str(tmp_path / "pretrain" /
+                                                                                "model.ckpt-40")])):
+        result = subprocess.run([sys.executable, "-m", "npu_bridge", str(SCRIPTS / "bert_style.py"),
+                                 "--output_dir", str(tmp_path / name), *init],
+                                env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"), capture_output=True, text=True,
+                                timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "emulated NPU graph built" in result.stderr
+        words = result.stdout.split()
+        assert words[words.index("global_step") + 1] == "40" and words[words.index("predictions") + 1] == "96"
+        outputs.append(float(words[words.index("eval_accuracy") + 1]))
+    assert outputs[0] > 0.9 and outputs[1] >= outputs[0]

@@ -3,7 +3,7 @@
 tf1compat.install() makes it `tf.estimator`, `tf.compat.v1.estimator`, `tensorflow.python.estimator` and
 `tensorflow_estimator.python.estimator` when TensorFlow has no Estimator of its own (on 2.15 TensorFlow's stays).
 Names load on first use, so installing costs nothing for scripts that never touch an Estimator. The hooks are
-tf.compat.v1.train's own.
+tf.compat.v1.train's own; `tpu` (TPUEstimator with use_tpu=False) is tf.contrib.tpu's.
 """
 import importlib
 
@@ -22,6 +22,8 @@ _SUBMODULES = ("estimator", "run_config", "model_fn", "mode_keys", "training", "
 
 
 def __getattr__(name):
+    if name == "tpu":       # TPUEstimator with use_tpu=False, as tf.contrib.tpu has it
+        return importlib.import_module("npu_bridge.tf1compat.contrib.tpu")
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     source = _NAMES.get(name)
@@ -39,4 +41,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted({*globals(), *_NAMES, *_SUBMODULES})
+    return sorted({*globals(), *_NAMES, *_SUBMODULES, "tpu"})

@@ -110,7 +110,15 @@ class RunConfig:
     # One local process: the chief, the only worker, no parameter servers, no cluster.
     cluster_spec = property(lambda self: tf.train.ClusterSpec({}))
     master = property(lambda self: "")
-    evaluation_master = property(lambda self: "")
+
+    @property
+    def evaluation_master(self):
+        return getattr(self, "_evaluation_master", "")
+
+    @evaluation_master.setter
+    def evaluation_master(self, value):
+        """Set by tf.estimator.tpu.RunConfig (its evaluation_master argument); no other task to evaluate on here."""
+        self._evaluation_master = value
     is_chief = property(lambda self: True)
     task_type = property(lambda self: TaskType.WORKER)
     task_id = property(lambda self: 0)

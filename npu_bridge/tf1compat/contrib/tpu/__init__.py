@@ -15,6 +15,7 @@ import importlib
 import tensorflow as tf
 
 from npu_bridge.tf1compat.contrib import estimator_lookup, removed
+from npu_bridge.tf1compat.estimator_paths import tensorflow_has_estimator
 
 _TPU = tf.compat.v1.tpu
 CrossShardOptimizer = _TPU.CrossShardOptimizer
@@ -34,8 +35,9 @@ def _estimator_module():
 
 
 def _own_tpu_module():
-    """TensorFlow's own tf.compat.v1.estimator.tpu (TF 1.15's TPUEstimator, kept to TensorFlow 2.15), or None."""
-    return getattr(_estimator_module(), "tpu", None)
+    """TensorFlow's own tf.compat.v1.estimator.tpu (TF 1.15's TPUEstimator, kept to TensorFlow 2.15), or None.
+    (On later TensorFlow npu_bridge's tf.estimator.tpu is this module.)"""
+    return _estimator_module().tpu if tensorflow_has_estimator() else None
 
 
 class InputPipelineConfig(enum.IntEnum):
