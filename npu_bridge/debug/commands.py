@@ -380,13 +380,15 @@ def _verify(args, recording, suggestion, files, tolerance):
 
 def rerun(args, recording, overrides):
     """The metric per step of one rerun in a subprocess (npu_bridge.debug.probe), or its real error."""
+    from npu_bridge.debug.suggest import merged_overrides
+
     with tempfile.TemporaryDirectory(prefix="npu-debug-rerun-") as folder:
         out = os.path.join(folder, "metric.json")
         command = [sys.executable, "-m", "npu_bridge.debug.probe", "--steps", str(len(recording.steps)), "--fetch",
                    recording.metric, "--start", str(recording.start), "--seed", str(args.seed), "--json", out,
                    args.script, *args.script_args]
         env = dict(os.environ)
-        env[OVERRIDES_ENV] = json.dumps(overrides)
+        env[OVERRIDES_ENV] = json.dumps(merged_overrides(overrides))
         try:
             done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.rerun_timeout)
         except subprocess.TimeoutExpired:

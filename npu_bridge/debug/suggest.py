@@ -38,11 +38,21 @@ from npu_bridge.runtime.emulated import inner_config
 RANGE_LIMITS = {"float16": float(np.finfo(np.float16).max), "bfloat16": 3.3895313892515355e38}
 
 
+def merged_overrides(overrides):
+    """`overrides` over those the user set in $NPU_BRIDGE_PARAMETER_OVERRIDES (e.g. unsetting a script's
+    customize_dtypes path that only exists on ModelArts): the user's stay unless the tool sets the same key."""
+    try:
+        users = json.loads(os.environ.get(OVERRIDES_ENV) or "{}")
+    except ValueError:
+        users = {}              # the session's own parsing names the bad value
+    return {**(users if isinstance(users, dict) else {}), **overrides}
+
+
 @contextlib.contextmanager
 def parameter_overrides(overrides):
-    """Set the process's NpuOptimizer parameter overrides (core/options.py) inside the block."""
+    """Set the process's NpuOptimizer parameter overrides (core/options.py) inside the block, over the user's own."""
     previous = os.environ.get(OVERRIDES_ENV)
-    os.environ[OVERRIDES_ENV] = json.dumps(overrides)
+    os.environ[OVERRIDES_ENV] = json.dumps(merged_overrides(overrides))
     try:
         yield
     finally:
