@@ -40,7 +40,10 @@ _DATA_WORDS = re.compile(r"no such file|not found|does not exist|doesn't exist|n
                          r"cannot (?:open|find|identify|read)|unable to open|failed to open|"
                          r"num_samples should be a positive|must be (?:a )?directory|"
                          r"URL fetch failure|Name or service not known|urlopen error|Failed to establish a new "
-                         r"connection", re.IGNORECASE)
+                         r"connection|"
+                         # an empty list of data files, turned into a float32 tensor
+                         r"must contain `tf\.string` elements\. Got `tf\.float32`|'ReadFile' Op has type float32",
+                         re.IGNORECASE)
 _FLAGS_WORDS = re.compile(r"error: (?:unrecognized arguments|the following arguments are required|argument )|"
                           r"UnrecognizedFlagError|IllegalFlagValueError|Flags parsing error|"
                           r"FATAL Flags|Unknown command line flag", re.IGNORECASE)
@@ -128,6 +131,8 @@ def classify(returncode, output, timed_out=False, npu_bridge_dir=None):
     name, _, message = exception.partition(":")
     name = name.rsplit(".", 1)[-1]
     message = message.strip()
+    if name in ("FileNotFoundError", "NotFoundError"):     # even when npu_bridge raised it (mnist's read_data_sets)
+        return Failure("data", exception, where)
     if _TF1COMPAT.search(message):
         return Failure("tf_api", exception, where)
     if _is_missing_npu_bridge_name(name, message):
@@ -138,9 +143,14 @@ def classify(returncode, output, timed_out=False, npu_bridge_dir=None):
         return Failure("third_party", exception, where)
     if raising and _is_inside(raising[0], npu_bridge_dir):
         return Failure("npu_bridge", exception, where)
-    if name in _DATA_EXCEPTIONS or _DATA_WORDS.search(message):
+    if name in _DATA_EXCEPTIONS or _DATA_WORDS.search(message) or _DATA_WORDS.search(_after(output, exception)):
         return Failure("data", exception, where)
     return Failure("other", exception, where)
+
+
+def _after(output, exception):
+    """What the output says after the exception line (autograph's "in user code:" puts the real message there)."""
+    return "\n".join(output[output.rfind(exception) + len(exception):].splitlines()[:20])
 
 
 def _flags_line(output):

@@ -160,3 +160,13 @@ def test_reclassify_rereads_the_kept_outputs(tmp_path, capsys):
     assert tsv.read_text().splitlines()[1].split("\t")[1:5] == ["third_party", "3.0", "1",
                                                                 "ModuleNotFoundError: No module named 'cv2'"]
     assert "1 training folders: third_party 1" in capsys.readouterr().out
+
+
+def test_an_empty_file_list_and_npu_bridges_own_missing_file_errors_are_data():
+    empty = traceback(SCRIPT, exception="TypeError: in user code:") + (
+        "\n    File \"utils.py\", line 44, in image_processing  *\n        x = tf.read_file(filename)\n\n"
+        "    TypeError: Input 'filename' of 'ReadFile' Op has type float32 that does not match expected type\n")
+    assert failures.classify(1, empty).category == "data"
+    mnist = traceback(SCRIPT, (f"{NPU_BRIDGE}/tf1compat/examples/tutorials/mnist/input_data.py", 44),
+                      exception="FileNotFoundError: read_data_sets: MNIST file train-images-idx3-ubyte.gz not found")
+    assert failures.classify(1, mnist, npu_bridge_dir=NPU_BRIDGE).category == "data"
