@@ -136,7 +136,8 @@ def test_hooks_listeners_and_summaries(estimator_lib, tmp_path):
             self.runs += 1
 
     class Saves(v1.train.CheckpointSaverListener):
-        steps = []
+        def __init__(self):
+            self.steps = []
 
         def after_save(self, session, global_step_value):
             self.steps.append(global_step_value)
@@ -145,10 +146,11 @@ def test_hooks_listeners_and_summaries(estimator_lib, tmp_path):
     logging_hook = estimator_lib.LoggingTensorHook({"step": "global_step"}, every_n_iter=2,
                                                    formatter=lambda values: logged.append(values["step"]) or "")
     estimator = make_estimator(estimator_lib, tmp_path, save_checkpoints_steps=3, save_summary_steps=2)
+    saves = Saves()
     estimator.train(dataset_input_fn(), hooks=[counter, logging_hook, estimator_lib.StopAtStepHook(last_step=4)],
-                    steps=50, saving_listeners=[Saves()])
+                    steps=50, saving_listeners=[saves])
     # The step a run logs is read after its increment; checkpoints at the start, every 3 steps and at the end.
-    assert counter.runs == 4 and logged == [1, 3] and Saves.steps == [0, 3, 4]
+    assert counter.runs == 4 and logged == [1, 3] and saves.steps == [0, 3, 4]
     eval_counter = CountRuns()
     estimator.evaluate(dataset_input_fn(), steps=2, hooks=[eval_counter], name="val")
     assert eval_counter.runs == 2
@@ -228,17 +230,16 @@ def test_mistakes_are_named(estimator_lib, tmp_path):
         estimator_lib.RunConfig(save_checkpoints_steps=10, save_checkpoints_secs=10)
     with pytest.raises(ValueError, match="features"):
         estimator_lib.Estimator(lambda inputs, labels, mode: None)
-    with pytest.raises(ValueError, match="loss"):
-        with tf.Graph().as_default():
-            estimator_lib.EstimatorSpec(estimator_lib.ModeKeys.EVAL, predictions={"y": tf.constant(1.0)})
+    with pytest.raises(ValueError, match="loss"), tf.Graph().as_default():
+        estimator_lib.EstimatorSpec(estimator_lib.ModeKeys.EVAL, predictions={"y": tf.constant(1.0)})
 
 
 def test_install_provides_the_module_paths_ports_import():
     """On TensorFlow >= 2.16 every spelling reaches npu_bridge's Estimator; on 2.15 TensorFlow's own stays."""
     tf1compat.install()
+    import tensorflow_estimator
     from tensorflow.python.estimator import estimator as estimator_module
     from tensorflow.python.estimator.run_config import RunConfig
-    import tensorflow_estimator
     from tensorflow_estimator.python.estimator.mode_keys import ModeKeys
 
     if tensorflow_has_estimator():

@@ -15,7 +15,7 @@ def test_classifier_script_trains_evaluates_and_predicts(tmp_path, flags):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run([sys.executable, "-m", "npu_bridge", str(SCRIPTS / "classifier.py"),
                              "--model_dir", str(tmp_path / "model"), *flags],
-                            env=env, capture_output=True, text=True, timeout=300)
+                            env=env, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     words = result.stdout.split()
     assert words[words.index("global_step") + 1] == "40"
@@ -36,7 +36,7 @@ def test_bert_style_tpu_estimator_script_fine_tunes_from_an_init_checkpoint(tmp_
         result = subprocess.run([sys.executable, "-m", "npu_bridge", str(SCRIPTS / "bert_style.py"),
                                  "--output_dir", str(tmp_path / name), *init],
                                 env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"), capture_output=True, text=True,
-                                timeout=300)
+                                timeout=300, check=False)
         assert result.returncode == 0, result.stdout + result.stderr
         assert "emulated NPU graph built" in result.stderr
         words = result.stdout.split()

@@ -6,6 +6,7 @@ import argparse
 
 import numpy as np
 import tensorflow as tf
+
 from npu_bridge.npu_init import *
 
 parser = argparse.ArgumentParser()

@@ -5,8 +5,9 @@ import argparse
 
 import numpy as np
 import tensorflow as tf
-from npu_bridge.npu_init import *
 from tensorflow.python.estimator import estimator as estimator_lib
+
+from npu_bridge.npu_init import *
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--model_dir", required=True)
