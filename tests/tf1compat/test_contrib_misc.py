@@ -154,3 +154,12 @@ def test_contrib_costs_nothing_when_a_script_never_names_it(tmp_path):
     assert result.stdout.strip().splitlines()[-1] == str(
         ["npu_bridge.tf1compat.contrib", "npu_bridge.tf1compat.contrib.moved_names",
          "npu_bridge.tf1compat.contrib.removed"])
+
+
+def test_tfprof_model_analyzer_counts_the_parameters():
+    from tensorflow.contrib import tfprof as contrib_tfprof
+
+    v1.get_variable("w", [3, 4])
+    analysis = contrib_tfprof.model_analyzer.print_model_analysis(
+        v1.get_default_graph(), tfprof_options=contrib_tfprof.model_analyzer.TRAINABLE_VARS_PARAMS_STAT_OPTIONS)
+    assert analysis.total_parameters == 12

@@ -15,7 +15,7 @@ from npu_bridge.tf1compat.contrib import moved_names, removed
 SUBMODULES = (
     "cluster_resolver", "data", "distribute", "distributions", "estimator", "framework", "image", "keras",
     "layers", "learn", "lookup", "losses", "metrics", "mixed_precision", "nn", "opt", "quantize", "rnn",
-    "seq2seq", "slim", "sparsemax", "staging", "summary", "tpu", "training", "util",
+    "seq2seq", "slim", "sparsemax", "staging", "summary", "tfprof", "tpu", "training", "util",
 )
 
 _missing = removed.module_getattr(__name__)

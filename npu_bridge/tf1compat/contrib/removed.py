@@ -48,7 +48,8 @@ REPLACEMENTS = {
     "contrib.slim.nets.cyclegan": "the cyclegan module of tensorflow/models research/slim/nets",
     "contrib.tensor_forest": "tensorflow_decision_forests",
     "contrib.tensorrt": "tf.experimental.tensorrt (GPU only)",
-    "contrib.tfprof": "tf.compat.v1.profiler (profile, ProfileOptionBuilder)",
+    "contrib.tfprof": "tf.compat.v1.profiler (profile, ProfileOptionBuilder; tf.compat.v1.profiler.Profiler "
+                      "for per-step session traces)",
     "contrib.timeseries": "tf.keras sequence models",
     "contrib.tpu.python.ops": "tf.compat.v1.tpu (TPU-only ops; on a CPU keep use_tpu=False)",
     "contrib.util.loader": "tf.load_op_library",
