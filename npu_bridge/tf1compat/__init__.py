@@ -87,11 +87,20 @@ def _patch_model_layers(training_module):
     patch_model_layers(training_module)
 
 
+def _accept_tf115_moments(batch_normalization_module):
+    from npu_bridge.tf1compat.keras_fixups import accept_tf115_moments
+
+    accept_tf115_moments(batch_normalization_module)
+
+
 # Modules of other libraries that get a TF 1.15 fix-up once they are imported (never imported for it): Keras'
-# Model gets a `_layers` that names the script's line (tf1compat.removed).
+# Model gets a `_layers` that names the script's line (tf1compat.removed); BatchNormalization subclasses with
+# TF 1.15's `_moments` keep working (tf1compat.keras_fixups).
 AFTER_IMPORT = {
     "tf_keras.src.engine.training": _patch_model_layers,
     "keras.src.engine.training": _patch_model_layers,
+    "tf_keras.src.layers.normalization.batch_normalization": _accept_tf115_moments,
+    "keras.src.layers.normalization.batch_normalization": _accept_tf115_moments,
 }
 
 

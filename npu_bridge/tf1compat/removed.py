@@ -43,4 +43,5 @@ def _set_layers(model, value):
 def patch_model_layers(training_module):
     """Give Keras' Model (in `training_module`, tf_keras.src.engine.training) a `_layers` attribute that names the
     script's line and the replacement; a subclass that sets its own `self._layers` keeps what it set."""
-    training_module.Model._layers = property(_get_layers, _set_layers, doc=MODEL_LAYERS)
+    if hasattr(training_module, "Model"):
+        training_module.Model._layers = property(_get_layers, _set_layers, doc=MODEL_LAYERS)

@@ -124,3 +124,23 @@ def test_modules_only_newer_tensorflow_dropped_are_aliased_only_there():
     newer = tuple(int(part) for part in tf.__version__.split(".")[:2]) >= (2, 16)
     assert (training_ops.__name__ == "tensorflow.python.ops.gen_training_ops") is newer
     assert (tpu_config.__name__ == "npu_bridge.tf1compat.contrib.tpu") is newer
+
+
+def test_a_batch_normalization_subclass_with_tf_1_15s_moments_signature_runs_its_override():
+    import tf_keras
+
+    calls = []
+
+    class TpuBatchNormalization(tf_keras.layers.BatchNormalization):
+        def _moments(self, inputs, reduction_axes, keep_dims):     # TF 1.15's signature, as EfficientNet ports
+            calls.append(keep_dims)
+            return tf.nn.moments(inputs, reduction_axes, keepdims=keep_dims)
+
+    with tf.Graph().as_default():
+        inputs = tf.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+        outputs = TpuBatchNormalization(epsilon=0.0, center=False, scale=False)(inputs, training=True)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            normalized = sess.run(outputs)
+    assert calls == [False]
+    np.testing.assert_allclose(normalized, (np.arange(8.0).reshape(4, 2) - [3, 4]) / np.sqrt(5.0), rtol=1e-5)
