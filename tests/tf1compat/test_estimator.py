@@ -177,11 +177,17 @@ def test_train_and_evaluate(estimator_lib, tmp_path):
     estimator = make_estimator(estimator_lib, tmp_path, save_checkpoints_steps=5)
     evaluations = _Evaluations()
     train_spec = estimator_lib.TrainSpec(dataset_input_fn(), max_steps=12)
+    receiver_fn = estimator_lib.export.build_raw_serving_input_receiver_fn({"x": tf.constant(X[:1])})
+    exporters = [estimator_lib.FinalExporter("final", receiver_fn),
+                 estimator_lib.LatestExporter("latest", receiver_fn, exports_to_keep=2)]
     eval_spec = estimator_lib.EvalSpec(dataset_input_fn(), steps=2, throttle_secs=0, start_delay_secs=0,
-                                       hooks=[evaluations])
-    metrics, _ = estimator_lib.train_and_evaluate(estimator, train_spec, eval_spec)
+                                       hooks=[evaluations], exporters=exporters)
+    metrics, export_results = estimator_lib.train_and_evaluate(estimator, train_spec, eval_spec)
     assert metrics["global_step"] == 12 and metrics["loss"] < 1.0
     assert evaluations.steps == [5, 10, 12]
+    assert len(list((tmp_path / "export" / "final").iterdir())) == 1
+    assert len(list((tmp_path / "export" / "latest").iterdir())) == 2
+    assert len(export_results) == 2 and all(export_results)      # the last evaluation's: final's and latest's
     assert list((tmp_path / "eval").glob("events.out.tfevents.*"))
 
 

@@ -12,13 +12,15 @@ _NAMES = {
     "Estimator": "estimator", "RunConfig": "run_config", "EstimatorSpec": "model_fn", "ModeKeys": "mode_keys",
     "TrainSpec": "training", "EvalSpec": "training", "train_and_evaluate": "training",
     "WarmStartSettings": "warm_starting", "VocabInfo": "warm_starting",
+    "Exporter": "exporter", "FinalExporter": "exporter", "LatestExporter": "exporter",
     **dict.fromkeys((
         "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "CheckpointSaverHook",
         "CheckpointSaverListener", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook", "LoggingTensorHook",
         "NanLossDuringTrainingError", "NanTensorHook", "ProfilerHook", "SecondOrStepTimer", "StepCounterHook",
         "StopAtStepHook", "SummarySaverHook"), "tf.train"),
 }
-_SUBMODULES = ("estimator", "run_config", "model_fn", "mode_keys", "training", "warm_starting", "export", "inputs")
+_SUBMODULES = ("estimator", "run_config", "model_fn", "mode_keys", "training", "warm_starting", "export", "inputs",
+               "exporter")
 
 
 def __getattr__(name):

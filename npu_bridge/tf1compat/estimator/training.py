@@ -1,6 +1,7 @@
 """TrainSpec, EvalSpec and train_and_evaluate, run locally: training, with an evaluation after each checkpoint
 save at most every throttle_secs, and a final one once training ends (TF 1.15's local behaviour)."""
 import collections
+import os
 import time
 
 import tensorflow.compat.v1 as tf
@@ -44,8 +45,8 @@ class _EvaluateAfterSaves(tf.train.CheckpointSaverListener):
     saved as training starts), and the final checkpoint when training ends; keeps the last result and the
     exporters' results."""
 
-    def __init__(self, estimator, eval_spec):
-        self._estimator, self._spec = estimator, eval_spec
+    def __init__(self, estimator, eval_spec, max_steps):
+        self._estimator, self._spec, self._max_steps = estimator, eval_spec, max_steps
         self._last_evaluated_step = None
         self._last_time = None
         self.eval_result = None
@@ -59,7 +60,8 @@ class _EvaluateAfterSaves(tf.train.CheckpointSaverListener):
         if self._first_save:
             self._first_save = False
         elif time.time() - self._last_time >= self._spec.throttle_secs:
-            self._evaluate(global_step_value)
+            final = self._max_steps is not None and global_step_value >= self._max_steps
+            self._evaluate(global_step_value, is_the_final_export=final)
 
     def end(self, session, global_step_value):
         if global_step_value != self._last_evaluated_step:
@@ -72,8 +74,9 @@ class _EvaluateAfterSaves(tf.train.CheckpointSaverListener):
         self.eval_result = self._estimator.evaluate(spec.input_fn, steps=spec.steps, hooks=spec.hooks,
                                                     name=spec.name)
         checkpoint = self._estimator.latest_checkpoint()
+        self.export_results = []        # the exports of the latest evaluation, as TF returns them
         for exporter in spec.exporters:
-            export_path = f"{self._estimator.model_dir}/export/{exporter.name}"
+            export_path = os.path.join(self._estimator.model_dir, "export", exporter.name)
             self.export_results.append(exporter.export(self._estimator, export_path, checkpoint, self.eval_result,
                                                        is_the_final_export))
 
@@ -88,7 +91,7 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     if not (config.save_checkpoints_steps or config.save_checkpoints_secs):
         raise ValueError("train_and_evaluate evaluates saved checkpoints: the RunConfig must set "
                          "save_checkpoints_steps or save_checkpoints_secs")
-    listener = _EvaluateAfterSaves(estimator, eval_spec)
+    listener = _EvaluateAfterSaves(estimator, eval_spec, train_spec.max_steps)
     estimator.train(train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=train_spec.max_steps,
                     saving_listeners=[*train_spec.saving_listeners, listener])
     return listener.eval_result, listener.export_results
