@@ -1,13 +1,10 @@
-"""The `npu-run` console script: npu_bridge.launcher.main, entered without activating the emulation first.
+"""The `npu-run` console script: npu_bridge.launcher.main.
 
-Importing any npu_bridge module activates the emulated NPU, which imports TensorFlow: seconds that `--help`,
-`--version` and a mistyped script name should not cost. While this module is starting, npu_bridge/__init__.py
-leaves activation to the launcher, which activates once the arguments are read and a script is about to run.
-It lives outside the package because importing any module inside it runs the package's __init__ first.
+Its arguments are read before TensorFlow is imported (--help, --version and a mistyped script name answer at
+once): importing npu_bridge's own modules patches nothing; the launcher activates the emulation just before it
+runs the script. It lives outside the package because installed console scripts name it.
 """
 import sys
-
-STARTING = True
 
 
 def main(argv=None):

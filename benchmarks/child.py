@@ -278,7 +278,8 @@ def task_step(spec):
     from benchmarks.configs import is_emulated, session_config
 
     if is_emulated(spec["config"]):
-        import npu_bridge  # noqa: F401  (activates the emulated NPU session)
+        import npu_bridge
+        npu_bridge.activate()
     v1 = tf.compat.v1
     model, init = _training_model(spec)
     emit(kind="start", model=spec["model"], config=spec["config"], nodes=model.n_nodes)
@@ -321,7 +322,8 @@ def task_saturation(spec):
     ascend910 default) and one in INF/NaN mode (set_device_sat_mode(1) before its first run), in one process,
     stepping in alternation so load from other processes hits both alike. Reports the ratio of the medians."""
     tf = _quiet_tf()
-    import npu_bridge  # noqa: F401  (activates the emulated NPU session)
+    import npu_bridge
+    npu_bridge.activate()
     from benchmarks.configs import session_config
     from npu_bridge.estimator.npu import npu_plugin
     from npu_bridge.runtime import last_report
@@ -478,7 +480,8 @@ def task_first_step(spec):
     from benchmarks.configs import is_emulated, session_config
 
     if is_emulated(spec["config"]):
-        import npu_bridge  # noqa: F401  (activates the emulated NPU session)
+        import npu_bridge
+        npu_bridge.activate()
     v1 = tf.compat.v1
     model, init = _training_model(spec)
     nodes = model.n_nodes

@@ -23,13 +23,13 @@ import tensorflow as tf  # noqa: E402
 
 tf.compat.v1.disable_v2_behavior()
 
-import npu_bridge.runtime  # noqa: E402
+import npu_bridge  # noqa: E402
 from npu_bridge.debug import compare_step, comparing  # noqa: E402
 from npu_bridge.debug.capture import CaptureObserver  # noqa: E402
 from npu_bridge.debug.suggest import Search, Tolerance  # noqa: E402
 from npu_bridge.runtime import observers  # noqa: E402
 
-npu_bridge.runtime.activate()
+npu_bridge.activate()
 LAYERS = 8
 WIDTH = 64
 BATCH = 32

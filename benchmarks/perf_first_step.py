@@ -45,7 +45,8 @@ def _child(model, config):
 
     tf = _quiet_tf()
     if is_emulated(config):
-        import npu_bridge  # noqa: F401  (activates the emulated NPU session)
+        import npu_bridge
+        npu_bridge.activate()
     name, size = SETTINGS["full"]["first_models"][model]
     built, init = _training_model({"model": name, "size": size})
     with open(os.environ["PERF_CTL"], "w") as control, open(os.environ["PERF_ACK"]) as ack:

@@ -21,11 +21,10 @@ tf.layers, tf.train.*. The launcher makes that run as written:
 Nothing wraps sess.run: after start-up the script runs at the speed it would without the launcher.
 
 The command line is parsed before TensorFlow is imported (this module imports only the standard library), so
---help, --version and a mistyped script name answer at once. The `npu-run` console script enters through the
-top-level module `npu_run`, which keeps `import npu_bridge` from activating the emulation (and importing
-TensorFlow) before the arguments are read; `run_script` activates it. Launcher options reach the emulation
-through environment variables (NPU_BRIDGE_REPORT_DIR, NPU_BRIDGE_STRICT), so launchers that are not ours can
-set the same.
+--help, --version and a mistyped script name answer at once: importing npu_bridge's own modules activates
+nothing (npu_bridge/__init__.py), and `run_script` activates the emulation once TensorFlow is prepared.
+Launcher options reach the emulation through environment variables (NPU_BRIDGE_REPORT_DIR, NPU_BRIDGE_STRICT),
+so launchers that are not ours can set the same.
 """
 import argparse
 import builtins

@@ -13,6 +13,7 @@ from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 from tensorflow.python.client import session
 from tensorflow.python.training import session_run_hook
 
+from npu_bridge import activate as _activate
 from npu_bridge.estimator import npu_ops
 from npu_bridge.estimator.npu import keras_to_npu, npu_plugin, npu_rnn, npu_scope, npu_strategy, util
 from npu_bridge.estimator.npu.npu_plugin import npu_close
@@ -48,6 +49,8 @@ from npu_bridge.hccl.rank import (
     get_world_rank_from_group_rank,
 )
 from hccl.split.api import set_split_strategy_by_idx, set_split_strategy_by_size
+
+_activate()     # a public face: the star import scripts start with switches the emulation on
 
 
 def npu_config_proto(config_proto=None):

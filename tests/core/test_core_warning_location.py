@@ -21,7 +21,9 @@ def test_unknown_key_warning_names_this_file_when_parsed_directly():
 
 
 def test_unknown_key_warning_names_this_file_when_a_session_is_created():
-    import npu_bridge  # noqa: F401  (activates the emulated session)
+    import npu_bridge
+
+    npu_bridge.activate()
 
     def create():
         with tf.Graph().as_default():

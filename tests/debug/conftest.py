@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-import npu_bridge  # noqa: F401  (activates the emulation and registers the debug observers)
+import npu_bridge
 from npu_bridge.debug import dumpdata
 from npu_bridge.runtime import observers
 from npu_test_support import npu_config as support_config, observe  # noqa: F401  (observe: a fixture)
 
+npu_bridge.activate()     # with the debug observers registered
 v1 = tf.compat.v1
 
 

@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-import npu_bridge.runtime
+import npu_bridge
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.debug import compare_step, comparing, metrics
 from npu_bridge.debug.commands import parse_steps
 from npu_bridge.debug.compare import COLUMNS
 from npu_test_support import npu_config
 
-npu_bridge.runtime.activate()
+npu_bridge.activate()
 MIXED = dict(precision_mode="allow_mix_precision")
 
 

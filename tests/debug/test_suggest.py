@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-import npu_bridge.runtime
+import npu_bridge
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.core.options import OVERRIDES_ENV, options_from_parameter_map
 from npu_bridge.debug.capture import CaptureObserver
@@ -13,7 +13,7 @@ from npu_bridge.debug.suggest import Replay, Search, Tolerance, parameter_overri
 from npu_bridge.runtime import observers
 from npu_test_support import npu_config
 
-npu_bridge.runtime.activate()
+npu_bridge.activate()
 STEPS = 3
 
 

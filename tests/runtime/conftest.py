@@ -2,10 +2,10 @@
 import pytest
 import tensorflow as tf
 
-import npu_bridge.runtime
+import npu_bridge
 from npu_test_support import observe, set_parameters  # noqa: F401  (observe: a fixture)
 
-npu_bridge.runtime.activate()
+npu_bridge.activate()
 
 
 def npu_config(precision_mode_v2="mixed_float16", **parameters):

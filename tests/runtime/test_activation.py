@@ -1,4 +1,6 @@
 """Which sessions run emulated: only those whose ConfigProto holds NpuOptimizer with use_off_line true."""
+import os
+import pathlib
 import subprocess
 import sys
 
@@ -14,6 +16,7 @@ from npu_test_support import fp16
 
 from .conftest import npu_config
 
+TESTS = pathlib.Path(__file__).resolve().parents[1]
 # 1/3 is not representable in float16: a float32 matmul of it differs visibly from a float16 one.
 X = np.full((2, 4), 1 / 3, np.float32)
 W = np.full((4, 3), 1 / 3, np.float32)
@@ -79,11 +82,16 @@ def test_config_errors_surface_when_the_session_is_created(graph):
         tf.compat.v1.Session(config=npu_config("mixed_float32"))
 
 
-def test_activate_is_idempotent(graph):
+def test_activate_is_idempotent_and_keeps_tensorflow_s_own_methods(graph):
+    from npu_bridge.runtime import activation
+
     run = tf.compat.v1.Session.run
     npu_bridge.runtime.activate()
     npu_bridge.runtime.activate()
     assert tf.compat.v1.Session.run is run
+    assert run.__module__ == "npu_bridge.runtime.activation"
+    assert all(original.__module__ == "tensorflow.python.client.session"
+               for original in activation._originals.values())
 
 
 def test_last_report_of_a_plain_session_says_why_there_is_none(graph):
@@ -101,12 +109,73 @@ def test_last_report_names_the_mode_and_the_reduced_matmul(graph):
     assert report.by_name("y").decision == "float16"
 
 
-def test_importing_any_npu_bridge_module_activates_the_emulation():
-    script = (
-        "import numpy as np, tensorflow as tf\n"
-        "tf.compat.v1.disable_v2_behavior()\n"
-        "import npu_bridge.core.errors\n"
-        "from tensorflow.python.client import session\n"
-        "print(session.BaseSession.run.__module__)\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "npu_bridge.runtime.activation"
+def _session_methods_after(code):
+    """In a fresh interpreter: run `code`, then print the module of each BaseSession method activation patches."""
+    script = ("import tensorflow as tf\n"
+              "tf.compat.v1.disable_v2_behavior()\n"
+              f"{code}\n"
+              "from tensorflow.python.client import session\n"
+              "from npu_bridge.runtime.activation import _PATCHED\n"
+              "print(sorted({session.BaseSession.__dict__[name].__module__ for name in _PATCHED}))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().splitlines()[-1]
+
+
+TENSORFLOW_S_OWN = "['tensorflow.python.client.session']"
+PATCHED = "['npu_bridge.runtime.activation']"
+
+
+@pytest.mark.parametrize("face", [
+    "import npu_bridge",
+    "from npu_bridge.npu_init import *",
+    "from npu_bridge.estimator import npu_ops",
+    "from npu_bridge.estimator.npu.npu_config import NPURunConfig",
+    "from npu_bridge.hccl import hccl_ops",
+    "from hccl.manage.api import get_rank_size",
+])
+def test_the_public_faces_scripts_import_activate_the_emulation(face):
+    assert _session_methods_after(face) == PATCHED
+
+
+def test_the_core_the_report_cli_and_the_debug_library_patch_nothing():
+    offline = ("import npu_bridge.core.precision, npu_bridge.core.options, npu_bridge.report_cli, npu_bridge.debug, "
+               "npu_bridge.artifacts, npu_bridge.runtime, npu_bridge.launcher")
+    assert _session_methods_after(offline) == TENSORFLOW_S_OWN
+
+
+def test_deactivate_restores_tensorflow_s_own_methods_and_emulation_is_a_block():
+    """Outside the block every session is TensorFlow's own (the very functions TensorFlow defines); inside it an
+    NpuOptimizer session is emulated; deactivate() refuses while an emulated session is open."""
+    code = """
+import numpy as np
+import npu_bridge.core.options, npu_bridge.runtime.activation as activation
+import npu_bridge      # already imported by the line above, which activated nothing
+from tensorflow.python.client import session
+from npu_test_support import npu_config
+own = {name: session.BaseSession.__dict__[name] for name in activation._PATCHED}
+x = tf.compat.v1.placeholder(tf.float32, [2, 2])
+y = tf.matmul(x, x)
+feed = {x: np.full((2, 2), 1 / 3, np.float32)}
+with npu_bridge.emulation():
+    sess = tf.compat.v1.Session(config=npu_config(precision_mode="allow_mix_precision"))
+    emulated = sess.run(y, feed)
+    try:
+        npu_bridge.deactivate()
+    except RuntimeError as error:
+        print("refused:", "still open" in str(error))
+    sess.close()
+assert all(session.BaseSession.__dict__[name] is own[name] for name in own), "not restored"
+assert not hasattr(session.BaseSession, "_npu_emulation")
+with tf.compat.v1.Session(config=npu_config(precision_mode="allow_mix_precision")) as plain:
+    print("plain after the block:", plain.run(y, feed).tolist() != emulated.tolist())
+npu_bridge.activate()
+npu_bridge.deactivate()
+npu_bridge.deactivate()
+assert all(session.BaseSession.__dict__[name] is own[name] for name in own), "not restored twice"
+"""
+    script = "import tensorflow as tf\ntf.compat.v1.disable_v2_behavior()\n" + code
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "refused: True" in out.stdout and "plain after the block: True" in out.stdout
