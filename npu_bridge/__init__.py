@@ -4,8 +4,9 @@ While the emulation is active, tf.compat.v1 sessions whose ConfigProto holds the
 run through the precision pass; every other session is TensorFlow's own. It is switched on explicitly with
 `activate()` (or for one block, `with emulation():`) and off with `deactivate()`, and implicitly by the imports
 ported scripts start with, as the real adapter's import makes the NPU available: `import npu_bridge` itself,
-`npu_bridge.npu_init`, `npu_bridge.estimator...`, `npu_bridge.hccl...` and the top-level `hccl` package; `npu-run`
-switches it on just before it runs the script. Importing anything else (the core's precision pass, the report CLI,
+`npu_bridge.npu_init`, `npu_bridge.estimator...`, `npu_bridge.hccl...`, `npu_bridge.npu_cpu...`,
+`npu_bridge.tbe...`, `npu_bridge.helper...` and the top-level `hccl` package; `npu-run` switches it on just
+before it runs the script. Importing anything else (the core's precision pass, the report CLI,
 the debug library, the console scripts' argument parsing) patches nothing. In a multi-rank job (RANK_SIZE > 1)
 every session runs on this rank's TensorFlow server, where HCCL collectives reach the other ranks.
 """

@@ -133,6 +133,10 @@ PATCHED = "['npu_bridge.runtime.activation']"
     "from npu_bridge.estimator.npu.npu_config import NPURunConfig",
     "from npu_bridge.hccl import hccl_ops",
     "from hccl.manage.api import get_rank_size",
+    "from npu_bridge.npu_cpu import npu_cpu_ops",
+    "from npu_bridge.tbe import npu_vector_ops",
+    "from npu_bridge.helper import helper",
+    "from npu_bridge import tf_adapter",
 ])
 def test_the_public_faces_scripts_import_activate_the_emulation(face):
     assert _session_methods_after(face) == PATCHED
