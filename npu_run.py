@@ -8,9 +8,9 @@ import sys
 
 
 def main(argv=None):
-    from npu_bridge import launcher
+    from npu_bridge.launcher import main as launcher_main     # not `from npu_bridge import`: that activates
 
-    return launcher.main(argv)
+    return launcher_main(argv)
 
 
 if __name__ == "__main__":

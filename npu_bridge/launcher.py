@@ -36,6 +36,8 @@ import sys
 import sysconfig
 import types
 
+from npu_bridge import console
+from npu_bridge.console import Command, Tool
 from npu_bridge.seeding import SEED_ENV, seed_unseeded
 from npu_bridge.settings import REPORT_DIR_ENV, STRICT_ENV, prepare_report_dir
 
@@ -264,14 +266,8 @@ def _run_script(code, script, args):
     return 0
 
 
-def build_parser():
+def add_arguments(parser):
     """npu-run's options. Options come before the script; everything after it is the script's own argv."""
-    parser = argparse.ArgumentParser(
-        prog=PROG, usage=f"{PROG} [options] script.py [args ...]   (or: python -m npu_bridge [options] script.py ...)",
-        description="Run an unmodified TF1-style script written for Ascend NPUs on this machine's CPU, with the "
-                    "NPU's mixed precision emulated.",
-        epilog=ENVIRONMENT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_package_version()}")
     parser.add_argument("--report-dir", metavar="DIR",
                         help="write the per-op precision report of every emulated graph and a run record (options, "
                              "versions, loss curve) to DIR, for `npu-report diff` (env " + REPORT_DIR_ENV + ")")
@@ -288,24 +284,23 @@ def build_parser():
                              "RANK_ID, DEVICE_ID and a generated RANK_TABLE_FILE (npu_bridge.distributed.launch)")
     parser.add_argument("script", help="the Python script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script as sys.argv[1:]")
-    return parser
 
 
-def _package_version():
-    from importlib import metadata
-
-    try:
-        return metadata.version("npu_bridge")
-    except metadata.PackageNotFoundError:
-        return "(not installed)"
+TOOL = Tool(
+    PROG, "Run an unmodified TF1-style script written for Ascend NPUs on this machine's CPU, with the NPU's mixed "
+          "precision emulated.",
+    (Command("", "run a script", f"{__name__}:add_arguments", f"{__name__}:run_command"),),
+    usage=f"{PROG} [options] script.py [args ...]   (or: python -m npu_bridge [options] script.py ...)",
+    epilog=ENVIRONMENT_HELP)
 
 
 def main(argv=None):
     """Entry point of `npu-run [options] script.py [args ...]`; returns the exit code of the script."""
-    try:
-        args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
-    except SystemExit as exit_request:     # --help, --version, or a bad command line (argparse printed why)
-        return exit_request.code
+    return console.main(TOOL, argv)
+
+
+def run_command(args):
+    """Run the script the parsed command line names, as it asks (report dir, strict, ranks); its exit code."""
     if not os.path.isfile(args.script):
         print(f"{PROG}: can't open file {args.script!r}: [Errno 2] No such file or directory", file=sys.stderr)
         return 2
