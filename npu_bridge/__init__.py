@@ -63,9 +63,10 @@ def _requested_module() -> str | None:
     """The module the running import asked for, when that was npu_bridge or one of its modules; None if unknown.
 
     This file runs for `import npu_bridge` and for `import npu_bridge.core.options` alike, and only the first is a
-    public face (as is `from npu_bridge import tf_adapter`: the package itself is what that statement imports). The frames of the import machinery hold each name asked for: the outermost importlib
-    `_find_and_load` naming npu_bridge is the request, and under `python -m` the innermost runpy
-    `_get_module_details` names the module being run.
+    public face (as is `from npu_bridge import tf_adapter`: the package itself is what that statement imports).
+    The frames of the import machinery hold each name asked for: the outermost importlib `_find_and_load` naming
+    npu_bridge is the request, and under `python -m` the innermost runpy `_get_module_details` names the module
+    being run.
     """
     imported = run = None
     frame = sys._getframe(1)

@@ -7,23 +7,24 @@
 - `npu-debug convert -d DUMP -out DIR`: dump files (npu_bridge.debug's, or the NPU's) to .npy files named as
   Ascend's msaccucmp converter names them.
 
-Each subcommand is a function `(args) -> exit code` registered in `_SUBCOMMANDS` with the function adding its
-arguments; add a subcommand by adding a pair there.
+The subcommands are npu_bridge.console Commands: the functions adding their arguments and running them are
+imported only once a subcommand is chosen, so `npu-debug --help` and `--version` answer without TensorFlow.
 """
-import argparse
 import sys
 
-from npu_bridge.debug import commands
-from npu_bridge.debug import convert as convert_module
+from npu_bridge.console import Command, Tool
+from npu_bridge.console import main as console_main
 
 
-def _add_convert(parser):
+def add_convert_arguments(parser):
     parser.add_argument("-d", "--dump", required=True, metavar="DUMP",
                         help="a dump file, or a folder searched recursively (dump_path or any folder below it)")
     parser.add_argument("-out", "--output", required=True, metavar="DIR", help="folder for the .npy files")
 
 
-def _run_convert(args):
+def run_convert(args):
+    from npu_bridge.debug import convert as convert_module
+
     try:
         result = convert_module.convert(args.dump, args.output)
     except FileNotFoundError as error:
@@ -36,31 +37,21 @@ def _run_convert(args):
     return 0 if result.converted or not result.skipped else 1
 
 
-# name -> (help, add_arguments(parser), run(args) -> exit code)
-_SUBCOMMANDS = {
-    "compare": ("run a script once and compare chosen steps op by op with float32 ground truth",
-                commands.add_compare_arguments, commands.run_compare),
-    "suggest": ("find ops to keep in float32 so a fetched tensor stays within a tolerance of float32, write a "
-                "modify_mixlist and a customize_dtypes file, and prove them by rerunning the script",
-                commands.add_suggest_arguments, commands.run_suggest),
-    "convert": ("convert dump files to .npy, named as Ascend's msaccucmp converter names them",
-                _add_convert, _run_convert),
-}
-
-
-def build_parser():
-    parser = argparse.ArgumentParser(prog="npu-debug", description="Precision debugging for the emulated NPU.")
-    commands_ = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (help_text, add_arguments, run) in _SUBCOMMANDS.items():
-        sub = commands_.add_parser(name, help=help_text, description=help_text)
-        add_arguments(sub)
-        sub.set_defaults(run=run)
-    return parser
+_COMMANDS = "npu_bridge.debug.commands"
+TOOL = Tool("npu-debug", "Precision debugging for the emulated NPU.", (
+    Command("compare", "run a script once and compare chosen steps op by op with float32 ground truth",
+            f"{_COMMANDS}:add_compare_arguments", f"{_COMMANDS}:run_compare"),
+    Command("suggest", "find ops to keep in float32 so a fetched tensor stays within a tolerance of float32, write "
+                       "a modify_mixlist and a customize_dtypes file, and prove them by rerunning the script",
+            f"{_COMMANDS}:add_suggest_arguments", f"{_COMMANDS}:run_suggest"),
+    Command("convert", "convert dump files to .npy, named as Ascend's msaccucmp converter names them",
+            f"{__name__}:add_convert_arguments", f"{__name__}:run_convert"),
+))
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
-    return args.run(args)
+    """Entry point of `npu-debug` and `python -m npu_bridge.debug.cli`; returns the exit code."""
+    return console_main(TOOL, argv)
 
 
 if __name__ == "__main__":
