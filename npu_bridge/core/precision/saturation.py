@@ -12,9 +12,9 @@ overflow happened. NaN (0/0, inf-inf of the user's own inputs) stays NaN.
 
 The status register: NPULossScaleOptimizer builds an Identity of a False constant that carries STATUS_ATTR and
 depends on the gradients. Here its input becomes "did any clamped output upstream of it overflow in this run",
-computed from each clamp's input and output. Outputs inside v1 while-loop bodies and cond branches are clamped
-but not counted (their flags could not leave the frame, or could be dead tensors); their overflow still shows
-as a gradient at 65504 scaled by the loss scale, and in INF/NaN mode as a non-finite gradient.
+computed from each clamp's input and output. A clamp inside a v1 while-loop body or cond branch counts too: its
+flag leaves the loop as a loop-carried "any overflow so far" and the branch as a Merge with False from the other
+branch (frames.py).
 """
 import numpy as np
 from tensorflow.core.framework import attr_value_pb2, types_pb2
@@ -25,6 +25,7 @@ from npu_bridge.core.contract import (
 )
 from npu_bridge.core.graph import Tensor, encode_attrs
 from npu_bridge.core.precision.decide import SOURCE_OPS
+from npu_bridge.core.precision.frames import ROOT, Contexts, FlagLifter
 from npu_bridge.core.precision.report import TensorRef
 from npu_bridge.core.precision.rules import EXACT_ON_ROUNDED
 from npu_bridge.core.precision.typeattrs import DT_FLOAT, DT_HALF
@@ -39,7 +40,6 @@ _NEVER_OVERFLOW = EXACT_ON_ROUNDED | SOURCE_OPS | REF_VARIABLE_OPS | frozenset({
     "Fill", "Sign", "Floor", "Ceil", "Round", "Rint", "Sigmoid", "Tanh", "Cos", "Sin", "Erf", "Softmax",
 })
 _LOOP_OR_BRANCH_ENTRIES = frozenset({"Enter", "RefEnter", "Switch", "RefSwitch"})
-_LOOP_OR_BRANCH_EXITS = frozenset({"Exit", "RefExit", "Merge", "RefMerge"})
 
 
 def _const_attrs(value, dtype=types_pb2.DT_HALF, np_dtype=np.float16):
@@ -219,43 +219,45 @@ def _status_nodes(graph):
     return [node for node in graph.order if node.op == "Identity" and STATUS_ATTR in node.node_def.attr]
 
 
-def _inside_frames(graph):
-    """Nodes of v1 while-loop bodies and cond branches: reachable from an Enter or Switch before an Exit/Merge."""
-    readers = {}
-    for node in graph.order:
-        for source in node.inputs:
-            readers.setdefault(source.node, []).append(node)
-    inside, stack = set(), [node for node in graph.order if node.op in _LOOP_OR_BRANCH_ENTRIES]
-    while stack:
-        for reader in readers.get(stack.pop().name, ()):
-            if reader.name not in inside and reader.op not in _LOOP_OR_BRANCH_EXITS:
-                inside.add(reader.name)
-                stack.append(reader)
-    return inside
-
-
 def _fill_status(graph, clamped):
-    """clamped: {raw tensor: (its clamp, dtype)} for every clamp whose overflow the device status sees."""
+    """clamped: {raw tensor: (its clamp, dtype)} for every clamp whose overflow the device status sees.
+
+    A status outside v1 control flow reads every clamp it depends on, those inside loops and branches through
+    FlagLifter; one inside a loop or branch (not what NPULossScaleOptimizer builds) reads those outside only.
+    """
     statuses = _status_nodes(graph)
     if not statuses:
         return
-    inside = _inside_frames(graph) if any(n.op in _LOOP_OR_BRANCH_ENTRIES for n in graph.order) else set()
+    contexts = Contexts(graph) if any(n.op in _LOOP_OR_BRANCH_ENTRIES for n in graph.order) else None
     by_clamp = {c.node: (t, (c, dtype)) for t, (c, dtype) in clamped.items()}
-    flag_of = {}
+    flag_of, lifted = {}, {}
     new_nodes = []
+    lifter = FlagLifter(graph, contexts, new_nodes)
     shape = graph.reserve_name(f"SatFp16Flat{NAME_SUFFIX}")
     axis = graph.reserve_name(f"SatFp16Axis{NAME_SUFFIX}")
     new_nodes.append((shape, "Const", (), "", _const_attrs([-1], types_pb2.DT_INT32, np.int32)))
     new_nodes.append((axis, "Const", (), "", _const_attrs([0], types_pb2.DT_INT32, np.int32)))
     for status in statuses:
-        flags = []
-        for name in _ancestors(graph, status):
+        at_root = contexts is None or contexts.of(Tensor(status.name, 0)) == ROOT
+        flags, framed = [], []
+        for name in sorted(_ancestors(graph, status)):
             pair = by_clamp.get(name)
-            if pair is None or pair[0].node in inside:
+            if pair is None:
+                continue
+            context = contexts.of(pair[0]) if contexts is not None else ROOT
+            if context != ROOT and not at_root:
                 continue
             if name not in flag_of:
-                flag_of[name] = _flag_nodes(graph, pair, Tensor(shape, 0), Tensor(axis, 0), new_nodes)
-            flags.append(flag_of[name])
+                flag_of[name] = _flag_nodes(graph, pair, Tensor(shape, 0), Tensor(axis, 0), new_nodes, context)
+            if context == ROOT:
+                flags.append(flag_of[name])
+            else:
+                framed.append((flag_of[name], context))
+        if framed:
+            key = tuple(framed)
+            if key not in lifted:
+                lifted[key] = lifter.to_root(framed)
+            flags.extend(lifted[key])
         if not flags:
             continue
         packed = graph.reserve_name(f"{status.name}-Flags{NAME_SUFFIX}")
@@ -265,7 +267,7 @@ def _fill_status(graph, clamped):
             "axis": attr_value_pb2.AttrValue(i=0), MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})))
         new_nodes.append((any_flag, "Any", (Tensor(packed, 0), Tensor(axis, 0)), "", _ANY))
         graph.set_input(status, 0, Tensor(any_flag, 0))
-    graph.add_nodes(new_nodes)
+    graph.add_nodes(_with_controls(new_nodes))
 
 
 _ANY = encode_attrs({"Tidx": attr_value_pb2.AttrValue(type=types_pb2.DT_INT32),
@@ -279,12 +281,22 @@ _RESHAPE = encode_attrs({"T": attr_value_pb2.AttrValue(type=types_pb2.DT_BOOL),
                          MARKER: attr_value_pb2.AttrValue(s=MARK_SATURATION)})
 
 
-def _flag_nodes(graph, pair, shape, axis, new_nodes):
-    """Any(raw != clamped): true when the output overflowed (a NaN counts too, as on the NPU's status register)."""
+def _flag_nodes(graph, pair, shape, axis, new_nodes, context=ROOT):
+    """Any(raw != clamped): true when the output overflowed (a NaN counts too, as on the NPU's status register).
+
+    Inside a loop the shape and axis constants must live in the loop's frame: there they get a control input
+    from the clamped op, as the clamp's bounds do.
+    """
     raw, (clamp, dtype) = pair
     differs = graph.reserve_name(f"{clamp.node}-Differs")
     flat = graph.reserve_name(f"{clamp.node}-Flat")
     flag = graph.reserve_name(f"{clamp.node}-Flag")
+    if context != ROOT:
+        control = (f"^{raw.node}",)
+        shape = Tensor(graph.reserve_name(f"{clamp.node}-FlatShape"), 0)
+        axis = Tensor(graph.reserve_name(f"{clamp.node}-FlatAxis"), 0)
+        new_nodes.append((shape.node, "Const", control, "", _const_attrs([-1], types_pb2.DT_INT32, np.int32)))
+        new_nodes.append((axis.node, "Const", control, "", _const_attrs([0], types_pb2.DT_INT32, np.int32)))
     new_nodes.append((differs, "NotEqual", (raw, clamp), "", _NOT_EQUAL[dtype]))
     new_nodes.append((flat, "Reshape", (Tensor(differs, 0), shape), "", _RESHAPE))
     new_nodes.append((flag, "Any", (Tensor(flat, 0), axis), "", _ANY))
