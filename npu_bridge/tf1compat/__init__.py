@@ -30,6 +30,12 @@ ALIASES = {
     "tensorflow.contrib.training.python.training.hparam": "npu_bridge.tf1compat.contrib.training.hparam",
     "tensorflow.contrib.tpu.python.ops.tpu_ops": "tensorflow.python.tpu.ops.tpu_ops",
     "tensorflow.contrib.image.python.ops": "npu_bridge.tf1compat.contrib.image",
+    # Huawei's older contrib paths for npu_bridge (its TF 1.15 fork shipped the adapter inside tensorflow.contrib)
+    "tensorflow.contrib.hccl": "npu_bridge.hccl",
+    "tensorflow.contrib.hccl.python": "npu_bridge.hccl",        # `...hccl.python.ops.hccl_ops` is hccl_ops too
+    "tensorflow.contrib.hccl.python.ops": "npu_bridge.hccl",
+    "tensorflow.contrib.offline_train": "npu_bridge",
+    "tensorflow.contrib.offline_train.python": "npu_bridge.estimator",
     # tf-slim's layers import TF's legacy layers from here; tf_keras ships them one level down
     "tf_keras.legacy_tf_layers": "tf_keras.src.legacy_tf_layers",
     # other module paths TF 1.15 had and TensorFlow 2.x dropped

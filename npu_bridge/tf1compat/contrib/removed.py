@@ -25,7 +25,6 @@ REPLACEMENTS = {
     "contrib.gan": "the tensorflow_gan package",
     "contrib.graph_editor": "editing the GraphDef (tf.compat.v1.get_default_graph().as_graph_def()) and importing "
                             "it with tf.import_graph_def",
-    "contrib.hccl": "npu_bridge.hccl (hccl_ops.allreduce, broadcast, ...)",
     "contrib.keras": "tf.compat.v1.keras",
     "contrib.kfac": "the kfac package",
     "contrib.labeled_tensor": "plain tensors",
@@ -36,7 +35,6 @@ REPLACEMENTS = {
     "contrib.losses.metric_learning": "tf_slim.losses.metric_learning / tensorflow_addons.losses",
     "contrib.memory_stats": "tf.config.experimental.get_memory_info",
     "contrib.model_pruning": "tensorflow_model_optimization.sparsity",
-    "contrib.offline_train": "npu_bridge.estimator (npu_ops, npu.npu_config, npu.npu_estimator, npu.npu_optimizer)",
     "contrib.opt.MovingAverageOptimizer": "tf.compat.v1.train.ExponentialMovingAverage applied after the "
                                           "optimizer's train op",
     "contrib.opt.ScipyOptimizerInterface": "scipy.optimize.minimize on values from sess.run",
