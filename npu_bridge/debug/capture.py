@@ -13,6 +13,7 @@ replay feeds exactly those, so every candidate precision setting sees identical 
 script's own seeding.
 """
 import difflib
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +60,7 @@ class _Candidate:
     """One plan being considered: its step graph, metric and (once its first recorded step ran) recording."""
     step_graph: object
     metric: object
+    metric_inner: str               # the inner tensor holding the metric's emulated value
     scaling: object
     scaling_inner: dict             # user tensor name -> inner name, for the LossScaling's tensors
     snapshot: dict | None = None
@@ -69,6 +71,31 @@ class _Candidate:
 def _scalar_float(tensor):
     return tensor.dtype.base_dtype in (tf.float16, tf.bfloat16, tf.float32, tf.float64) and \
         tensor.shape.rank == 0
+
+
+_GRADIENT_OP = re.compile(r"^(?P<scope>(?:.*/)?)gradients(?:_\d+)?/(?P<forward>.+?)_grad/")
+
+
+def _minimized_loss(emulation, step_graph):
+    """The scalar float a training step minimizes when the script fetches only the update (`train_op.run()`,
+    the loss read by a separate `.eval()`): the forward op whose gradient tf.gradients starts from grad_ys
+    (`gradients/<loss>_grad/...` reads `gradients/grad_ys_0`). The step itself may not compute it (a sum's
+    gradient does not read the sum): it is fetched as well."""
+    for op in step_graph.ops:
+        if op.type != "Fill" or not op.name.endswith("grad_ys_0"):
+            continue
+        for consumer in op.outputs[0].consumers():
+            found = _GRADIENT_OP.match(consumer.name)
+            if found is None:
+                continue
+            try:
+                forward = emulation.graph.get_operation_by_name(found.group("scope") + found.group("forward"))
+            except KeyError:
+                continue
+            if forward.outputs and _scalar_float(forward.outputs[0]) and \
+                    step_graph.inner_name(forward.outputs[0].name) is not None:
+                return forward.outputs[0]
+    return None
 
 
 class CaptureObserver(observers.RunObserver):
@@ -109,7 +136,10 @@ class CaptureObserver(observers.RunObserver):
                 return None
             return tensor
         fetched = [f for f in plan.mapper.unique_fetches() if isinstance(f, tf.Tensor) and _scalar_float(f)]
-        return next((t for t in fetched if t.name in step_graph.inner), None)
+        metric = next((t for t in fetched if t.name in step_graph.inner), None)
+        if metric is None and step_graph.trains:
+            metric = _minimized_loss(emulation, step_graph)
+        return metric
 
     def _candidate(self, emulation, plan):
         step_graph = StepGraph(emulation, plan)
@@ -121,7 +151,8 @@ class CaptureObserver(observers.RunObserver):
         scaling = lossscale.find(step_graph.ops)
         names = scaling.tensors() if scaling is not None else ()
         inner = {name: step_graph.inner_name(name) for name in names}
-        return _Candidate(step_graph, metric, scaling, {k: v for k, v in inner.items() if v is not None})
+        metric_inner = step_graph.inner.get(metric.name) or step_graph.inner_name(metric.name)
+        return _Candidate(step_graph, metric, metric_inner, scaling, {k: v for k, v in inner.items() if v is not None})
 
     def _start(self, emulation, plan, candidate, step):
         program = plan.program
@@ -155,7 +186,7 @@ class CaptureObserver(observers.RunObserver):
             program = plan.program
             candidate.snapshot = state_transfer.read_variables(program.session, program.graph)
         step_graph = candidate.step_graph
-        extra = (step_graph.inner[candidate.metric.name], *step_graph.sources)
+        extra = (candidate.metric_inner, *step_graph.sources)
         return extra + tuple(candidate.scaling_inner.values())
 
     def after_step(self, record):
@@ -181,7 +212,7 @@ class CaptureObserver(observers.RunObserver):
                     np.asarray(record.feeds[slot.targets[0][0]]).astype(slot.dtype)
         feeds.update((name, record.extra[name]) for name in step_graph.sources)
         recording.steps.append(feeds)
-        recording.metric_values.append(np.asarray(record.extra[step_graph.inner[recording.metric]], np.float64))
+        recording.metric_values.append(np.asarray(record.extra[candidate.metric_inner], np.float64))
         if len(recording.steps) < self.n_steps:
             return
         if not recording.trains:

@@ -4,14 +4,14 @@ import re
 from .test_debug_cli import SCRIPTS, npu_debug
 
 
-def test_suggest_records_the_training_loss_not_an_eval_call_and_keeps_the_gram_matmul(tmp_path):
+def test_suggest_records_the_loss_the_update_minimizes_not_an_eval_call_and_keeps_the_gram_matmul(tmp_path):
     code, out, err = npu_debug("suggest", "--steps", "6", "--no-verify", "--output", tmp_path / "out",
                                SCRIPTS / "style_transfer.py", cwd=tmp_path)
     assert code == 0, err[-3000:]
-    assert "recorded the training graph (fetches Adam, add:0): metric add:0, steps 0-5" in out
+    assert "recorded the training graph (fetches Adam): metric add:0, steps 0-5" in out, "train_op.run() alone"
     kept = re.search(r"keep in float32 \(\d+\): (.*)", out)
     assert kept and "MatMul_2" in kept.group(1).split(", "), out
-    assert "MatMul_2 created at " in out and "style_transfer.py:31: return tf.matmul(flat, flat" in out
+    assert "MatMul_2 created at " in out and "style_transfer.py:33: return tf.matmul(flat, flat" in out
     assert (tmp_path / "out" / "modify_mixlist.json").exists() and (tmp_path / "out" / "customize_dtypes.cfg").exists()
     assert err.endswith("\n")
     assert err.count("[emulated NPU graph built]") == 1, "the replays' sessions log nothing"
@@ -23,6 +23,7 @@ def test_a_fetch_that_a_graph_lacks_skips_that_graph_and_names_it(tmp_path):
                                tmp_path / "out", SCRIPTS / "style_transfer.py", cwd=tmp_path)
     assert code == 0, err[-3000:]
     assert "skipped the graph fetching truediv:0: its step does not compute 'add:0'" in out
+    assert "recorded the training graph (fetches Adam)" in out
     assert "metric add:0, steps 0-0" in out
 
 

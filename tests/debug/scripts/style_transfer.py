@@ -1,8 +1,10 @@
 """A style transfer written the way ModelZoo's ported ones are: several graphs run in one session.
 
 1. feature extraction: the style image's Gram matrix, run once (`sess.run(style_gram)`);
-2. training: the image is a variable; a Gram-matrix style loss plus a content loss, Adam;
-3. `.eval()` calls of a statistic of the fixed content image (the same value every iteration).
+2. training: the image is a variable; a Gram-matrix style loss plus a content loss, Adam; the step runs the
+   update alone (`sess.run(train_op)`), as ModelZoo's neural_style does;
+3. `.eval()` calls: the loss after each update, and a statistic of the fixed content image (the same value
+   every iteration).
 The Gram matrices grow with the image: their float16 MatMul overflows after a few iterations (INF/NaN mode,
 Ascend910B1), so step 0 is healthy and the loss goes NaN later, as in the issue's style transfer.
 """
@@ -56,5 +58,6 @@ with tf.Session(config=config) as sess:
     sess.run(tf.global_variables_initializer())
     target = sess.run(style_gram, {style_in: style_image})
     for iteration in range(args.iterations):
-        _, value = sess.run([train_op, loss], {style_target: target})
-        print(f"iteration {iteration} loss {value:.6g} content level {content_level.eval():.6g}")
+        sess.run(train_op, {style_target: target})      # the update alone, the losses read by .eval() calls
+        print(f"iteration {iteration} loss {loss.eval({style_target: target}):.6g} "
+              f"content level {content_level.eval():.6g}")
