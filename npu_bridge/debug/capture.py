@@ -131,7 +131,10 @@ class CaptureObserver(observers.RunObserver):
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
                 self.skipped_graphs.append(f"the graph fetching {fetches}: it has no tensor named {name!r}{hint}")
                 return None
-            if tensor.name not in step_graph.inner:
+            # A training step may not compute its loss (a sum's gradient does not read the sum): fetched as well.
+            computed = tensor.name in step_graph.inner or \
+                step_graph.trains and _scalar_float(tensor) and step_graph.inner_name(tensor.name) is not None
+            if not computed:
                 self.skipped_graphs.append(f"the graph fetching {fetches}: its step does not compute {name!r}")
                 return None
             return tensor
