@@ -12,6 +12,7 @@ every session runs on this rank's TensorFlow server, where HCCL collectives reac
 """
 import contextlib
 import sys
+import types
 from collections.abc import Iterator
 
 from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning, PrecisionPassError
@@ -69,7 +70,7 @@ def _requested_module() -> str | None:
     being run.
     """
     imported = run = None
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         code, names = frame.f_code, frame.f_locals
         if code.co_name == "_find_and_load" and code.co_filename.startswith("<frozen importlib"):

@@ -52,13 +52,14 @@ def main(tool: Tool, argv: Sequence[str] | None = None) -> int:
     named = {command.name: command for command in tool.commands if command.name}
     try:
         if argv[:1] and argv[0] in named:
-            args = _command_parser(tool, named[argv[0]]).parse_args(argv[1:])
             command = named[argv[0]]
+            args = _command_parser(tool, command).parse_args(argv[1:])
         else:
-            command = next((command for command in tool.commands if not command.name), None)
-            if command is None:
+            default = next((command for command in tool.commands if not command.name), None)
+            if default is None:
                 _tool_parser(tool).parse_args(argv)     # help, version or a usage error: argparse exits
                 return 2
+            command = default
             args = _command_parser(tool, command).parse_args(argv)
     except SystemExit as exit_request:          # --help, --version, or a bad command line (argparse printed why)
         return _exit_code(exit_request.code)

@@ -16,41 +16,79 @@ instead: each new emulated session asks every factory once and keeps the observe
 With no observer registered a run costs one empty-tuple check.
 """
 import threading
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Protocol
 
 _lock = threading.Lock()
-_observers = ()
-_session_factories = ()
+
+
+class ProgramView(Protocol):
+    """What observers read of the program a session runs (runtime.program.Program implements it)."""
+
+    graph: Any                      # the inner tf.Graph (Python objects made when first read)
+    result: Any                     # the RewriteResult: .graph_def, .report, .tensor_map (user -> inner tensor)
+    version: int                    # grows each time the program is extended or rebuilt
+    session: Any                    # the inner tf.compat.v1.Session
+
+
+class PlanView(Protocol):
+    """What observers read of one executed plan (runtime.plans.Plan implements it)."""
+
+    program: ProgramView
+    signature: Hashable             # the (fetch structure, feed keys) pair: steps are numbered per signature
+    fetch_names: Sequence[str]      # inner tensors fetched, in order
+    feed_names: Sequence[str]       # inner tensors fed, in order
+    target_names: Sequence[str]     # inner ops run
+    slots: Sequence[Any]            # per fed user tensor: .user_tensor, .targets (inner names it feeds)
+    mapper: Any                     # the user's fetch structure: .unique_fetches() are the user's tensors / ops
+
+    def execute(self, feed_values: Sequence[Any]) -> Sequence[Any]:
+        """Run the plan's inner work once with `feed_values` (one per slot); the fetched values."""
+        ...
+
+
+class EmulationView(Protocol):
+    """What observers read of the emulated session (runtime.emulated.EmulatedSession implements it)."""
+
+    graph: Any                      # the user's tf.Graph
+    options: Any                    # its NpuOptions (core.options)
+    config: Any                     # the session's ConfigProto
+    owner: Any                      # the user's tf.compat.v1.Session
 
 
 class RunObserver:
     """Base class with no-op hooks; subclasses override what they need. Hooks run on the thread calling `run`."""
 
-    def program_ready(self, emulation, program):
-        """The session (an EmulatedSession) now runs `program` (built, extended or rebuilt)."""
+    def program_ready(self, emulation: EmulationView, program: ProgramView) -> None:
+        """The session now runs `program` (built, extended or rebuilt)."""
 
-    def before_step(self, emulation, plan, step):
+    def before_step(self, emulation: EmulationView, plan: PlanView, step: int) -> Iterable[str]:
         """Inner tensor names (in `plan.program.graph`) to fetch in this step's execution too."""
         return ()
 
-    def after_step(self, record):
+    def after_step(self, record: "StepRecord") -> None:
         """A step ran; `record` is a StepRecord."""
+
+
+SessionFactory = Callable[[EmulationView], RunObserver | None]
+_observers: tuple[RunObserver, ...] = ()
+_session_factories: tuple[SessionFactory, ...] = ()
 
 
 @dataclass(frozen=True)
 class StepRecord:
     """One executed step of an emulated session, as observers see it."""
 
-    emulation: Any                  # the EmulatedSession (.graph is the user's graph, .options its NpuOptions)
-    plan: Any                       # the Plan executed (.program, .fetch_names, .target_names, .feed_names)
+    emulation: EmulationView
+    plan: PlanView                  # the plan executed
     step: int                       # per signature, from 0
     feeds: Mapping[str, Any]        # inner tensor name -> value fed (already rounded where the NPU rounds)
     results: Sequence[Any]          # values of plan.fetch_names, in order (cast back to the user's dtypes)
     extra: Mapping[str, Any]        # inner tensor name -> value, for the names observers asked for
 
 
-def add_observer(observer):
+def add_observer(observer: RunObserver) -> None:
     """Register `observer` for every emulated session in this process."""
     global _observers
     with _lock:
@@ -58,18 +96,18 @@ def add_observer(observer):
             _observers = (*_observers, observer)
 
 
-def remove_observer(observer):
+def remove_observer(observer: RunObserver) -> None:
     global _observers
     with _lock:
         _observers = tuple(o for o in _observers if o is not observer)
 
 
-def active():
+def active() -> tuple[RunObserver, ...]:
     """The registered observers (a tuple; empty when none)."""
     return _observers
 
 
-def add_session_factory(factory):
+def add_session_factory(factory: SessionFactory) -> None:
     """Register `factory(emulation) -> RunObserver | None`, asked once by each new emulated session."""
     global _session_factories
     with _lock:
@@ -77,7 +115,7 @@ def add_session_factory(factory):
             _session_factories = (*_session_factories, factory)
 
 
-def session_observers(emulation):
+def session_observers(emulation: EmulationView) -> tuple[RunObserver, ...]:
     """The observers the registered factories make for a new emulated session (a tuple; usually empty)."""
     made = (factory(emulation) for factory in _session_factories)
     return tuple(observer for observer in made if observer is not None)
@@ -93,7 +131,7 @@ def run_steps(emulation, observers, plan, args, run_options, run_metadata):
     own = {name: i for i, name in enumerate(plan.fetch_names)}
     for _ in range(plan.repeats):
         step = emulation.next_step(plan)
-        requested = {}       # inner name -> None, in the order observers name them, once each
+        requested: dict[str, None] = {}       # inner name -> None, in the order observers name them, once each
         for observer in observers:
             for name in observer.before_step(emulation, plan, step) or ():
                 requested.setdefault(name)

@@ -1,7 +1,6 @@
 """Estimator sessions (TensorFlow's Estimator up to 2.15, npu_bridge's after): NPUEstimator and a plain Estimator given npu_run_config_init run every
 session on the emulated NPU; an Estimator without the NpuOptimizer stays plain; checkpoints stay float32."""
 import numpy as np
-import pytest
 import tensorflow as tf
 
 from npu_bridge.estimator.npu.estimator_support import ESTIMATOR

@@ -70,6 +70,7 @@ def test_two_runs_diff_clean_and_the_summary_is_printed_once(tmp_path, capsys):
     first = _npu_run(tmp_path, "--report-dir", str(tmp_path / "base"), "--mixlist=")
     second = _npu_run(tmp_path, "--report-dir", str(tmp_path / "new"), "--mixlist=")
     assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
     summaries = [line for line in first.stderr.splitlines() if "ops reduced to" in line]
     assert len(summaries) == 1 and summaries[0].startswith("npu_bridge: NpuOptimizer mixed_float16: ")
     record = json.loads((tmp_path / "base" / "run.json").read_text())

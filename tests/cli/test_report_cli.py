@@ -76,7 +76,7 @@ def table_rows(out):
     lines = out.splitlines()
     header = lines.index(next(line for line in lines if line.startswith("op ")))
     header_cells = re.split(r" {2,}", lines[header])
-    rows = {}
+    rows, name = {}, None
     for line in lines[header + 1:]:
         if line.startswith("* "):
             break

@@ -10,7 +10,6 @@ import warnings
 import pytest
 import tensorflow as tf
 
-from npu_bridge.core import oplib
 from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
 from npu_bridge.core.mixlist import build_precision_lists, load_mixlist

@@ -52,7 +52,7 @@ class InnerValues(observers.RunObserver):
 
 
 @pytest.fixture
-def inner_values(observe):
+def inner_values(observe):  # noqa: F811  (the fixture imported above)
     return lambda names: observe(InnerValues(names))
 
 
