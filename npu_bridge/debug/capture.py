@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import tensorflow as tf
 
+from npu_bridge import tf_private
 from npu_bridge.core.options import PrecisionMode
 from npu_bridge.debug import lossscale
 from npu_bridge.debug.stepgraph import StepGraph, source_line
@@ -159,12 +160,12 @@ class CaptureObserver(observers.RunObserver):
 
     def _start(self, emulation, plan, candidate, step):
         program = plan.program
-        with emulation.graph._session_run_lock():
+        with tf_private.session_run_lock(emulation.graph):
             graph_def = emulation.graph.as_graph_def()
         options = emulation.options
         step_graph = candidate.step_graph
         return Recording(
-            metric=candidate.metric.name, graph_def=graph_def, config=emulation.owner()._config,
+            metric=candidate.metric.name, graph_def=graph_def, config=tf_private.session_config(emulation.owner()),
             fetches=[f.name for f in plan.mapper.unique_fetches()], variables=candidate.snapshot,
             reduced_dtype=program.result.report.reduced_dtype, library=emulation.lists.library,
             report=program.result.report, op_names=[op.name for op in step_graph.ops], start=step,

@@ -25,6 +25,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.framework import errors
 
+from npu_bridge import tf_private
 from npu_bridge.debug import dumpdata, lossscale, metrics, vis
 from npu_bridge.debug.overflow import abnormal, overflowed
 from npu_bridge.debug.stepgraph import StepGraph, is_float, source_line
@@ -379,7 +380,7 @@ class CompareObserver(observers.RunObserver):
         reference_key = (id(emulation), emulation.program.version)
         reference = self._references.get(reference_key)
         if reference is None:
-            with emulation.graph._session_run_lock():
+            with tf_private.session_run_lock(emulation.graph):
                 graph_def = emulation.graph.as_graph_def()
             reference = self._references[reference_key] = Reference(graph_def, emulation.config)
         local_runner = self._local.get(key)

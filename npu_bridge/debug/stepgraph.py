@@ -12,6 +12,7 @@ import os
 
 import tensorflow as tf
 
+from npu_bridge import tf_private
 from npu_bridge.core.contract import VARIABLE_OPS
 
 FLOAT_DTYPES = frozenset({tf.float16, tf.bfloat16, tf.float32, tf.float64})
@@ -25,12 +26,12 @@ _LIBRARY_DIRS = (os.path.realpath(os.path.dirname(os.path.dirname(tf.__file__)))
 
 def is_float(tensor):
     dtype = tensor.dtype
-    return not dtype._is_ref_dtype and dtype.base_dtype in FLOAT_DTYPES
+    return not tf_private.is_ref_dtype(dtype) and dtype.base_dtype in FLOAT_DTYPES
 
 
 def _plain(tensor):
     """A value a session can fetch and feed: not a ref, resource or variant."""
-    return not tensor.dtype._is_ref_dtype and tensor.dtype not in (tf.resource, tf.variant)
+    return not tf_private.is_ref_dtype(tensor.dtype) and tensor.dtype not in (tf.resource, tf.variant)
 
 
 def _reads_variable(tensor):
@@ -47,9 +48,9 @@ def is_source(op):
         stateful = op.op_def.is_stateful
     except (AttributeError, ValueError):
         return False
-    if not stateful or op.type in VARIABLE_OPS or not op.outputs or op._control_flow_context is not None:
+    if not stateful or op.type in VARIABLE_OPS or not op.outputs or tf_private.control_flow_context(op) is not None:
         return False
-    if any(t.dtype._is_ref_dtype or is_float(t) or (t.dtype == tf.resource and _reads_variable(t))
+    if any(tf_private.is_ref_dtype(t.dtype) or is_float(t) or (t.dtype == tf.resource and _reads_variable(t))
            for t in op.inputs):
         return False
     return all(_plain(t) for t in op.outputs)
@@ -65,7 +66,7 @@ def executed_ops(roots, fed):
         seen[op.name] = op
         stack.extend(t.op for t in op.inputs if t.name not in fed)
         stack.extend(op.control_inputs)
-    return sorted(seen.values(), key=lambda op: op._id)
+    return sorted(seen.values(), key=tf_private.op_id)
 
 
 class StepGraph:
@@ -87,7 +88,7 @@ class StepGraph:
         executed = executed_ops(roots, fed)
         # The graph that trains: it runs an optimizer's update (inside a cond under loss scaling).
         self.trains = any(op.type.startswith(_UPDATE_PREFIXES) for op in executed)
-        self.ops = [op for op in executed if op._control_flow_context is None]
+        self.ops = [op for op in executed if tf_private.control_flow_context(op) is None]
         self.sources = [t.name for op in self.ops if is_source(op) for t in op.outputs if t.name not in fed]
         source_ops = {name.rsplit(":", 1)[0] for name in self.sources}
         self.inner, self.compared, self.dtypes = {}, [], {}

@@ -15,6 +15,7 @@ that updates it (reading it there races with the update, and fails before the va
 """
 from dataclasses import dataclass
 
+from npu_bridge import tf_private
 from npu_bridge.core.contract import CLAMP_OPS, SATURATION_SUFFIX, is_clamp, is_pass_node
 from npu_bridge.debug import dumpdata
 
@@ -64,7 +65,7 @@ def plan_ops(emulation, plan, layers=(), casts=False):
                 ops.append(_cast_op(op, user_graph, len(ops)))
             continue
         user_op = _user_op(user_graph, op.name)
-        if user_op is None or not user_op.inputs or user_op._control_flow_context is not None \
+        if user_op is None or not user_op.inputs or tf_private.control_flow_context(user_op) is not None \
                 or _reads_ref_variable(user_op):
             continue
         record = _record(report, op.name)
@@ -80,7 +81,7 @@ def plan_ops(emulation, plan, layers=(), casts=False):
         for index, tensor in enumerate(op.inputs):
             if emulated and is_pass_node(tensor.op.name) and tensor.op.type == "Cast":
                 tensor = tensor.op.inputs[0]
-            if not tensor.dtype._is_ref_dtype and _dumpable(inner_graph, tensor):
+            if not tf_private.is_ref_dtype(tensor.dtype) and _dumpable(inner_graph, tensor):
                 inputs.append(DumpTensor(index, tensor.name, _format(tensor, data_format)))
         ops.append(DumpOp(op.name, user_op.type, record.ir_type if record is not None else "", len(ops),
                           tuple(inputs), tuple(outputs), user_op))
@@ -90,7 +91,7 @@ def plan_ops(emulation, plan, layers=(), casts=False):
 def _narrowing_cast(op, user_graph, report):
     """A pass Cast from float32 to float16/bfloat16 whose input is not the output of an emulated op."""
     if op.type != "Cast" or op.outputs[0].dtype.name not in ("float16", "bfloat16") \
-            or op._control_flow_context is not None:
+            or tf_private.control_flow_context(op) is not None:
         return False
     source = _before_clamp(op.inputs[0])
     if source.dtype.name != "float32" or is_pass_node(source.op.name):
@@ -140,7 +141,7 @@ def _needed_ops(plan):
 def _reads_ref_variable(op):
     """A ref variable's `read` Identity: the NPU runs no task for it, and its fetched value would share the
     variable's buffer, showing the value after the step's update."""
-    return op.type in ("Identity", "Snapshot") and op.inputs[0].dtype._is_ref_dtype
+    return op.type in ("Identity", "Snapshot") and tf_private.is_ref_dtype(op.inputs[0].dtype)
 
 
 def _user_op(user_graph, name):

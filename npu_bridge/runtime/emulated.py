@@ -16,6 +16,7 @@ from tensorflow.python.client import session as tf_session
 from tensorflow.python.framework import errors
 from tensorflow.python.platform import tf_logging
 
+from npu_bridge import tf_private
 from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.precision import rewrite
@@ -153,7 +154,7 @@ class EmulatedSession:
         with self._lock:
             # The graph's session-run lock excludes a half-created op (TF 2.15 counts an op in graph.version
             # before it appears in the GraphDef), as TensorFlow's own Session does when it extends its graph.
-            with self.graph._session_run_lock():
+            with tf_private.session_run_lock(self.graph):
                 version = self.graph.version
                 graph_def = self.graph.as_graph_def()
             program = self.program
@@ -280,7 +281,7 @@ def _structural_passes(rewrite_options):
 
 def last_report(sess):
     """The precision Report of the graph `sess` runs (a tf.compat.v1 session or a MonitoredSession)."""
-    tf_sess = sess if isinstance(sess, tf_session.BaseSession) else getattr(sess, "_tf_sess", lambda: None)()
+    tf_sess = sess if isinstance(sess, tf_session.BaseSession) else tf_private.monitored_inner_session(sess)
     emulation = getattr(tf_sess, "_npu_emulation", None)
     if emulation is None:
         raise ValueError(f"{sess!r} is not an emulated NPU session: its ConfigProto has no custom optimizer "
@@ -289,7 +290,7 @@ def last_report(sess):
 
 
 def _partial_subfeeds(feed):
-    for feed_type, _, _, feed_fn in tf_session._REGISTERED_EXPANSIONS:
+    for feed_type, _, _, feed_fn in tf_private.feed_expansions():
         if isinstance(feed, feed_type):
             return feed_fn(feed)
     return [feed]

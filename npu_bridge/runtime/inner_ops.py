@@ -12,8 +12,10 @@ import threading
 
 import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2
-from tensorflow.python.client import pywrap_tf_session as c_api
-from tensorflow.python.framework import c_api_util, errors
+from tensorflow.python.framework import errors
+
+from npu_bridge import tf_private
+from npu_bridge.tf_private import c_api, c_api_util
 
 
 def tensor_name(spec):
@@ -76,7 +78,7 @@ class InnerOps:
 
     def is_ref(self, name):
         """Is tensor `name` a ref (a VariableV2's output, or what forwards it)?"""
-        return self.dtype(name)._is_ref_dtype
+        return tf_private.is_ref_dtype(self.dtype(name))
 
     def op_type(self, op_name):
         return c_api.TF_OperationOpType(self._ops[op_name])

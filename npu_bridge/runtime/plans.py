@@ -10,11 +10,11 @@ import random
 import numpy as np
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
-from tensorflow.python.client import session as tf_session
 from tensorflow.python.framework import errors
 from tensorflow.python.ops import session_ops
 from tensorflow.python.util import nest
 
+from npu_bridge import tf_private
 from npu_bridge.core.contract import (
     CLAMP_OPS, ITERATIONS_PER_LOOP_ATTR, MARK_CAST, MARK_SATURATION, MARKER, VARIABLE_OPS,
 )
@@ -70,7 +70,7 @@ def subfeeds(feed_dict):
     """TensorFlow's feed normalization: tuple keys flattened, SparseTensor / IndexedSlices keys expanded."""
     pairs = []
     for feed, value in nest.flatten_dict_items(feed_dict).items():
-        for feed_type, _, feed_fn, _ in tf_session._REGISTERED_EXPANSIONS:
+        for feed_type, _, feed_fn, _ in tf_private.feed_expansions():
             if isinstance(feed, feed_type):
                 pairs.extend(feed_fn(feed, value))
                 break
@@ -108,7 +108,7 @@ class FeedSlot:
                 f"strings, lists, numpy ndarrays, or TensorHandles. For reference, the tensor object was {value} "
                 f"which was passed to the argument `feed_dict` with key {self.user_tensor}.")
         if type(value) is int and self.dtype != object and \
-                tf_session._convert_to_numpy_obj(self.dtype.type, value) != value:
+                tf_private.convert_to_numpy_obj(self.dtype.type, value) != value:
             raise TypeError(
                 f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
                 f"{self.dtype.type}. Try explicitly setting the type of the feed tensor to a larger type (e.g. int64).")
@@ -148,7 +148,7 @@ class Plan:
         self.connections = [pair for source, destination in connections
                             for pair in _connection(program, user_graph, source, destination)]
         with user_graph.as_default():
-            self.mapper = tf_session._FetchMapper.for_fetch(fetches)
+            self.mapper = tf_private.fetch_mapper(fetches)
         self.sources, self.fetch_names, self.target_names = [], [], []
         self.handles = {}  # index in self.fetch_names -> dtype of the tensor a fetched session handle stands for
         self.widened = {}  # index in self.fetch_names -> numpy dtype its reduced value is widened to (_fetch_source)

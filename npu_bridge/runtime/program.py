@@ -11,13 +11,14 @@ import threading
 
 import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2, graph_pb2, node_def_pb2
-from tensorflow.python.client import pywrap_tf_session as c_api
-from tensorflow.python.framework import c_api_util, errors, importer
+from tensorflow.python.framework import errors
 
 from npu_bridge.core.contract import fetch_cast_name
+from npu_bridge import tf_private
 from npu_bridge.core.gcpause import collector_paused
 from npu_bridge.runtime import state_transfer
 from npu_bridge.runtime.inner_ops import InnerOps, producer, tensor_name
+from npu_bridge.tf_private import c_api, c_api_util
 
 # Ops holding state that a rebuild cannot carry over: input iterators, queues, hash tables.
 _LOST_STATE_TYPE = re.compile(r"(?!Make)\w*(Iterator|Queue|HashTable\w*?)(V\d)?")
@@ -42,7 +43,7 @@ class Program:
     def graph(self):
         """The inner tf.Graph, with its Python Operation objects made on first use (see runtime.inner_ops)."""
         if not self._materialized:
-            with self.lock, self._graph._mutation_lock(), collector_paused():
+            with self.lock, tf_private.mutation_lock(self._graph), collector_paused():
                 if not self._materialized:
                     _make_python_operations(self._graph)
                     self._materialized = True
@@ -113,14 +114,12 @@ class Program:
             with graph.as_default():
                 # Colocation with nodes imported earlier (`_class: loc:@v`) is only checked within one GraphDef;
                 # the public import_graph_def would reject it, the internal one can skip the check.
-                imported = importer._import_graph_def_internal(added, input_map=input_map, name="",
-                                                               return_elements=[n.name for n in added.node],
-                                                               validate_colocation_constraints=False)
+                imported = tf_private.import_graph_def_unchecked(added, input_map)
             for consumer, source_op in control_edges:
                 # import_graph_def maps control inputs only with a name prefix; add them to the imported op instead.
                 consumer_op = graph.get_operation_by_name(consumer)
-                consumer_op._add_control_input(graph.get_operation_by_name(source_op))
-            self.ops.add([op._c_op for op in imported], result.graph_def, added_nodes)
+                tf_private.add_control_input(consumer_op, graph.get_operation_by_name(source_op))
+            self.ops.add([tf_private.c_op(op) for op in imported], result.graph_def, added_nodes)
         if node_blobs is not None and dict(result.tensor_map) != dict(self.result.tensor_map):
             self.plans = {}
         self.functions.update((f.signature.name, f.SerializeToString(deterministic=True))
@@ -158,7 +157,7 @@ class Program:
 
     def _add_cast(self, name, source_name, source, dtype):
         """Cast op `name` of tensor `source_name`, made in the C graph (a Python op only once the graph has them)."""
-        with self._graph._mutation_lock(), self._graph._c_graph.get() as c_graph:
+        with tf_private.mutation_lock(self._graph), tf_private.c_graph(self._graph) as c_graph:
             description = c_api.TF_NewOperation(c_graph, "Cast", name)
             c_api.TF_AddInput(description, self.ops.output(source_name))
             for attr, value in (("SrcT", source), ("DstT", dtype)):
@@ -183,7 +182,7 @@ def _make_python_operations(graph):
     control input after it was run by a session. This mutation will have no effect" when the graph is extended.
     Nothing had changed; the ops are made without that call.
     """
-    return [graph._create_op_from_tf_operation(c_op, compute_device=False) for c_op in graph.new_operations()]
+    return [tf_private.python_operation(graph, c_op) for c_op in tf_private.new_c_operations(graph)]
 
 
 def _imported(graph_def):
@@ -199,16 +198,17 @@ def _imported(graph_def):
     """
     graph = tf.Graph()
     scoped = c_api_util.ScopedTFImportGraphDefOptions()
-    importer._PopulateTFImportGraphDefOptions(scoped.options, "", {}, None, True)
+    tf_private.populate_import_options(scoped.options)
     buffer = c_api.TF_NewBufferFromString(graph_def.SerializeToString())
     try:
-        with graph._mutation_lock():
+        with tf_private.mutation_lock(graph):
             try:
-                results = c_api.TF_GraphImportGraphDefWithResults(graph._c_graph, buffer, scoped.options)
+                results = c_api.TF_GraphImportGraphDefWithResults(tf_private.raw_c_graph(graph), buffer,
+                                                                 scoped.options)
             except errors.InvalidArgumentError as error:
                 raise ValueError(str(error)) from None
             c_api.TF_DeleteImportGraphDefResults(results)
-            return graph, graph.new_operations()
+            return graph, tf_private.new_c_operations(graph)
     finally:
         c_api.TF_DeleteBuffer(buffer)
 

@@ -9,9 +9,7 @@ back to `wt/read`, as a plain session would report it.
 """
 import re
 
-from tensorflow.python.client import session as tf_session
-from tensorflow.python.framework import error_interpolation
-
+from npu_bridge import tf_private
 from npu_bridge.core.contract import user_names_in
 
 _HEADER = "Graph execution error:"
@@ -33,17 +31,17 @@ def translate(error, user_graph):
     log-grepping jobs read that first line. `error` itself becomes that first error, its message in user names.
     """
     message = user_name(error.message)
-    error._message = message
+    tf_private.set_error_message(error, message)
     if message.startswith(_HEADER):     # partial_run errors come interpolated once already by the inner session
         message = message[len(_HEADER):].lstrip("\n")
     op = None
-    match = tf_session.BaseSession._NODEDEF_NAME_RE.search(message)
+    match = tf_private.NODEDEF_NAME_RE.search(message)
     if match is not None:
         try:
             op = user_graph.get_operation_by_name(match.group(3))
         except KeyError:
             op = None
-    message = error_interpolation.interpolate_graph(message, user_graph)
+    message = tf_private.interpolate_graph(message, user_graph)
     return type(error)(op.node_def if op is not None else None, op, message)
 
 
