@@ -1,6 +1,6 @@
 """Black/white/gray lists: the operator library's precision_reduce flags, edited by a modify_mixlist file.
 
-A modify_mixlist file moves op types between lists (ASCEND_BEHAVIOUR §3):
+A modify_mixlist file moves op types between lists (docs/BEHAVIOUR.md §3):
 
     {"black-list": {"to-add": ["ReduceSumD"]}, "white-list": {"to-remove": ["Conv2D"]}}
 

@@ -6,7 +6,7 @@ and values written to the wrong field (which then read as "", False or 0). We re
 the real message inside an NpuConfigError, and turn each silent case into an NpuConfigWarning that names the
 nearest known key or the field that was expected, because those silent cases are how real scripts go wrong.
 
-The precision mode is resolved here, once, with the defaults of ASCEND_BEHAVIOUR §2 applied: the rest of the
+The precision mode is resolved here, once, with the defaults of docs/BEHAVIOUR.md §2 applied: the rest of the
 package only looks at `NpuOptions.mode`.
 """
 import difflib
@@ -291,7 +291,7 @@ def _allowed_list_error(key, value, allowed):
 
 
 def _resolve_precision(values, soc, graph_run_mode):
-    """(mode, mode_name) per ASCEND_BEHAVIOUR §2."""
+    """(mode, mode_name) per docs/BEHAVIOUR.md §2."""
     has_v1, has_v2 = "precision_mode" in values, "precision_mode_v2" in values
     if has_v1 and has_v2:
         raise NpuConfigError("NpuOptimizer: 'precision_mode' and 'precision_mode_v2' can not be assigned at the "

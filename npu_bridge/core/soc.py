@@ -5,7 +5,7 @@ produces all depend on the chip. Real scripts name chips in two spellings: the C
 ("Ascend910A", "Ascend910B3", "Ascend910_9391", "Ascend310P3") and the lower-case folder name of the operator
 library ("ascend910", "ascend910b"). Everything inside npu_bridge uses the folder name.
 
-Capabilities (from the Ascend docs summarised in ASCEND_BEHAVIOUR.md §2 and research §2.3-§2.5):
+Capabilities (from the Ascend docs summarised in docs/BEHAVIOUR.md §2):
 
 =============  =====  ==========  ===========================================================================
 folder         bf16   saturation  why

@@ -18,7 +18,7 @@ Unmapped TF types are their own IR type.
 
 from functools import lru_cache
 
-# The matrix ("cube") ops of the fusion engine's fe.ini fp16.op_type list (ASCEND_BEHAVIOUR §2).
+# The matrix ("cube") ops of the fusion engine's fe.ini fp16.op_type list (docs/BEHAVIOUR.md §2).
 CUBE_IR_TYPES = frozenset({
     "MatMul", "MatMulV2", "BatchMatMul", "BatchMatMulV2",
     "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropFilterD", "Conv2DBackpropInput", "Conv2DBackpropInputD",

@@ -7,7 +7,7 @@
 
 Modules, in the order the pass runs them:
     typeattrs.py  which type attribute (or fixed type) sets each port, from the OpDef registry; CPU kernels
-    rules.py      the modes of ASCEND_BEHAVIOUR §2-§3 for one attribute; why_between_casts()
+    rules.py      the modes of docs/BEHAVIOUR.md §2-§3 for one attribute; why_between_casts()
     decide.py     topological walk, gray ops following producers, v1 loop back-edge consistency
     casts.py      attribute changes, shared Casts, the tensor map
     report.py     OpRecord per op; Report.summary/table/explain/to_json

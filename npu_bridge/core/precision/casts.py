@@ -234,7 +234,7 @@ class CastBuilder:
 
     def _check_constant(self, const, dtype, reader):
         """Note a small constant that the reduced dtype turns into 0 or +-inf where `reader` reads it: an epsilon of
-        1e-8 is 0 in float16 and a -1e9 attention mask is -inf, the faults ASCEND_BEHAVIOUR §7 says users hunt."""
+        1e-8 is 0 in float16 and a -1e9 attention mask is -inf, the faults docs/BEHAVIOUR.md §7 says users hunt."""
         if (const.name, dtype) in self._checked:
             return
         self._checked.add((const.name, dtype))

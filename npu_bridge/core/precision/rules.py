@@ -1,4 +1,4 @@
-"""The precision modes of ASCEND_BEHAVIOUR §2-§3, one type attribute at a time.
+"""The precision modes of docs/BEHAVIOUR.md §2-§3, one type attribute at a time.
 
 Each rule returns a SlotDecision: the dtype the attribute's inputs are read in, the dtype its outputs are
 produced in, and one sentence naming the rule. Inputs and outputs differ only for cube ops under force_fp32
