@@ -2,7 +2,9 @@
 and the contrib symbols rebuilt on TensorFlow 2's public ops, checked against TF 1.15's documented behaviour."""
 import importlib
 
+import numpy as np
 import pytest
+import tensorflow as tf
 
 from npu_bridge import tf1compat
 
@@ -46,3 +48,42 @@ def test_the_ported_scripts_imports_of_the_older_paths_give_npu_bridges_classes(
     assert (hccl_ops, npu_ops, NPURunConfig, NPUEstimator, NPUDistributedOptimizer) == (
         current_hccl_ops, current_npu_ops, CurrentRunConfig, CurrentEstimator, CurrentOptimizer)
     assert callable(hccl_ops.allreduce) and callable(npu_ops.dropout)
+
+
+def _crf_reference(scores, tags, length, transitions):
+    """TF 1.15's crf log-likelihood of one sequence by enumerating every tag sequence (numpy)."""
+    import itertools
+
+    def sequence_score(path):
+        return (sum(scores[t, path[t]] for t in range(length))
+                + sum(transitions[path[t - 1], path[t]] for t in range(1, length)))
+
+    paths = list(itertools.product(range(scores.shape[1]), repeat=length))
+    all_scores = np.array([sequence_score(path) for path in paths])
+    log_norm = np.log(np.sum(np.exp(all_scores)))
+    best = paths[int(np.argmax(all_scores))]
+    return sequence_score(tags[:length]) - log_norm, list(best), float(np.max(all_scores))
+
+
+def test_crf_log_likelihood_and_decoding_match_enumerating_every_tag_sequence():
+    rng = np.random.default_rng(3)
+    scores = rng.normal(size=(3, 4, 3)).astype(np.float32)
+    tags = rng.integers(0, 3, size=(3, 4)).astype(np.int32)
+    lengths = np.array([4, 2, 1], np.int32)
+    with tf.Graph().as_default():
+        inputs = tf.compat.v1.placeholder(tf.float32, [None, None, 3])
+        with tf.compat.v1.variable_scope("crf"):
+            likelihood, transitions = tf.compat.v1.contrib.crf.crf_log_likelihood(inputs, tags, lengths)
+        decoded, best_scores = tf.compat.v1.contrib.crf.crf_decode(inputs, transitions, lengths)
+        assert transitions.name == "crf/transitions:0" and transitions.shape == (3, 3)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            got, matrix, got_tags, got_best = sess.run([likelihood, transitions, decoded, best_scores],
+                                                       {inputs: scores})
+    for b, length in enumerate(lengths):
+        expected, best, best_score = _crf_reference(scores[b], tags[b], length, matrix)
+        np.testing.assert_allclose(got[b], expected, rtol=1e-5, atol=1e-5)
+        assert list(got_tags[b]) == best + [0] * (4 - length)
+        np.testing.assert_allclose(got_best[b], best_score, rtol=1e-5)
+        numpy_tags, numpy_score = tf.compat.v1.contrib.crf.viterbi_decode(scores[b, :length], matrix)
+        assert numpy_tags == best and abs(numpy_score - best_score) < 1e-4

@@ -13,7 +13,7 @@ import sys
 from npu_bridge.tf1compat.contrib import moved_names, removed
 
 SUBMODULES = (
-    "cluster_resolver", "data", "distribute", "distributions", "estimator", "framework", "image", "keras",
+    "cluster_resolver", "crf", "data", "distribute", "distributions", "estimator", "framework", "image", "keras",
     "layers", "learn", "lookup", "losses", "metrics", "mixed_precision", "nn", "opt", "quantize", "rnn",
     "seq2seq", "slim", "sparsemax", "staging", "summary", "tfprof", "tpu", "training", "util",
 )

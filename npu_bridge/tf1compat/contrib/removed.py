@@ -16,7 +16,6 @@ REPLACEMENTS = {
     "contrib.bigtable": "the google-cloud-bigtable client",
     "contrib.cloud": "the google-cloud client libraries",
     "contrib.compiler": "tf.function(jit_compile=True) (XLA); NPU graphs are compiled whole, nothing to mark",
-    "contrib.crf": "tensorflow_addons.text (crf_log_likelihood, crf_decode, viterbi_decode)",
     "contrib.cudnn_rnn": "tf.compat.v1.nn.rnn_cell.LSTMCell / GRUCell with tf.compat.v1.nn.dynamic_rnn "
                          "(cuDNN kernels run on GPUs only)",
     "contrib.distributions.percentile": "tensorflow_probability.stats.percentile",
