@@ -59,7 +59,7 @@ def gelu(x):
 
 
 run_config = tf.estimator.tpu.RunConfig(
-    model_dir=FLAGS.output_dir, save_checkpoints_steps=20, session_config=npu_config_proto(),
+    model_dir=FLAGS.output_dir, save_checkpoints_steps=20, session_config=npu_config_proto(), tf_random_seed=5,
     tpu_config=tf.estimator.tpu.TPUConfig(iterations_per_loop=10, num_shards=8,
                                           per_host_input_for_training=tf.estimator.tpu.InputPipelineConfig.PER_HOST_V2))
 estimator = tf.estimator.tpu.TPUEstimator(
