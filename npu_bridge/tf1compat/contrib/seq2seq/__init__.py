@@ -1,9 +1,21 @@
 """tf.contrib.seq2seq: the stateless helpers ported scripts use most (tile_batch for beam search, hardmax,
-sequence_loss), with TF 1.15's arithmetic and op names. The decoder framework (BasicDecoder, helpers, attention,
-BeamSearchDecoder, dynamic_decode) lives on in tensorflow_addons.seq2seq, which the error for those names says."""
+sequence_loss), with TF 1.15's arithmetic and op names, and the decoder framework (Decoder, dynamic_decode,
+BasicDecoder, the training and greedy helpers, gather_tree). Attention wrappers and BeamSearchDecoder live on in
+tensorflow_addons.seq2seq, which the error for those names says."""
 import tensorflow as tf
 
 from npu_bridge.tf1compat.contrib import removed
+from npu_bridge.tf1compat.contrib.seq2seq.basic_decoder import (  # noqa: F401
+    BasicDecoder,
+    BasicDecoderOutput,
+)
+from npu_bridge.tf1compat.contrib.seq2seq.beam_search_ops import gather_tree  # noqa: F401
+from npu_bridge.tf1compat.contrib.seq2seq.decoder import Decoder, dynamic_decode  # noqa: F401
+from npu_bridge.tf1compat.contrib.seq2seq.helper import (  # noqa: F401
+    GreedyEmbeddingHelper,
+    Helper,
+    TrainingHelper,
+)
 
 
 def _tile_one(tensor, multiplier):
