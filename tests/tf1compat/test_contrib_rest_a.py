@@ -87,3 +87,36 @@ def test_crf_log_likelihood_and_decoding_match_enumerating_every_tag_sequence():
         np.testing.assert_allclose(got_best[b], best_score, rtol=1e-5)
         numpy_tags, numpy_score = tf.compat.v1.contrib.crf.viterbi_decode(scores[b, :length], matrix)
         assert numpy_tags == best and abs(numpy_score - best_score) < 1e-4
+
+
+def test_contrib_hccl_and_offline_train_are_reachable_as_attributes_too():
+    assert tf.compat.v1.contrib.hccl is importlib.import_module("npu_bridge.hccl")
+    assert tf.compat.v1.contrib.offline_train.python is importlib.import_module("npu_bridge.estimator")
+
+
+def test_percentile_picks_lower_higher_and_nearest_values_over_the_given_axes():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(2, 5, 4)).astype(np.float32)
+    percentile = tf.compat.v1.contrib.distributions.percentile
+    with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+        got = sess.run({
+            "nearest": percentile(x, q=30.0, axis=[1, 2]),
+            "lower": percentile(x, q=30.0, axis=[1, 2], interpolation="lower"),
+            "higher": percentile(x, q=30.0, axis=[1, 2], interpolation="higher"),
+            "kept": percentile(x, q=99, axis=[1, 2], keep_dims=True),
+            "all": percentile(x, q=50),
+            "last": percentile(x, q=75, axis=-1),
+        })
+    flat = x.reshape(2, -1)
+    # 20 values: position 19 * 0.3 = 5.7 from the lowest, between the 6th and 7th smallest
+    np.testing.assert_array_equal(got["lower"], np.sort(flat, 1)[:, 5])
+    np.testing.assert_array_equal(got["higher"], np.sort(flat, 1)[:, 6])
+    np.testing.assert_array_equal(got["nearest"], np.percentile(flat, 30, axis=1, method="nearest"))
+    assert got["kept"].shape == (2, 1, 1)
+    np.testing.assert_array_equal(got["kept"][:, 0, 0], np.percentile(flat, 99, axis=1, method="nearest"))
+    # a tie (40 values: 19.5 from either end) rounds to even counted from the highest, as TF 1.15 did: the 20th
+    # smallest, where numpy's "nearest" counts from the lowest and takes the 21st
+    np.testing.assert_array_equal(got["all"], np.sort(x, axis=None)[19])
+    np.testing.assert_array_equal(got["last"], np.percentile(x, 75, axis=-1, method="nearest"))
+    with pytest.raises(ValueError, match="interpolation must be one of"):
+        percentile(x, 50, interpolation="linear")

@@ -18,6 +18,9 @@ SUBMODULES = (
     "seq2seq", "slim", "sparsemax", "staging", "summary", "tfprof", "tpu", "training", "util",
 )
 
+# contrib names that are other packages' modules under Huawei's older paths (tf1compat.ALIASES maps them)
+ALIASED_SUBMODULES = ("hccl", "offline_train")
+
 _missing = removed.module_getattr(__name__)
 moved_names.restore()
 
@@ -25,6 +28,8 @@ moved_names.restore()
 def __getattr__(name):
     if name in SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in ALIASED_SUBMODULES:
+        return importlib.import_module(f"tensorflow.contrib.{name}")
     return _missing(name)
 
 

@@ -18,7 +18,6 @@ REPLACEMENTS = {
     "contrib.compiler": "tf.function(jit_compile=True) (XLA); NPU graphs are compiled whole, nothing to mark",
     "contrib.cudnn_rnn": "tf.compat.v1.nn.rnn_cell.LSTMCell / GRUCell with tf.compat.v1.nn.dynamic_rnn "
                          "(cuDNN kernels run on GPUs only)",
-    "contrib.distributions.percentile": "tensorflow_probability.stats.percentile",
     "contrib.eager": "TensorFlow 2's eager execution (tf.function, tf.GradientTape)",
     "contrib.ffmpeg": "tf.audio.decode_wav or an external decoder",
     "contrib.gan": "the tensorflow_gan package",
