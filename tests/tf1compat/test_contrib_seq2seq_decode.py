@@ -159,3 +159,28 @@ def test_module_paths_and_clear_errors():
         v1.contrib.seq2seq.BasicDecoder(v1.contrib.rnn.GRUCell(2), 3, tf.zeros([1, 2]))
     with pytest.raises(ValueError, match="sequence_length to be a vector"):
         v1.contrib.seq2seq.TrainingHelper(tf.zeros([1, 2, 3]), tf.constant(2))
+
+
+def test_lstm_decode_keeps_the_state_tuple_and_freezes_each_sequence_at_its_length():
+    seq2seq = v1.contrib.seq2seq
+    inputs = tf.constant(np.random.RandomState(2).randn(2, 3, 4).astype(np.float32))
+    lengths = np.array([2, 3], np.int32)
+    cell = v1.contrib.rnn.LSTMCell(3)
+    initial = cell.zero_state(2, tf.float32)
+    decoder = seq2seq.BasicDecoder(cell, seq2seq.TrainingHelper(inputs, tf.constant(lengths)), initial)
+    outputs, state, _ = seq2seq.dynamic_decode(decoder, impute_finished=True, scope="decoder")
+    assert isinstance(state, v1.contrib.rnn.LSTMStateTuple)
+    with v1.variable_scope("decoder", reuse=True):
+        step_states, step_outputs, unrolled = [], [], initial
+        for t in range(3):
+            out, unrolled = cell(inputs[:, t], unrolled)
+            step_outputs.append(out)
+            step_states.append(unrolled)
+    with v1.Session() as sess:
+        sess.run(v1.global_variables_initializer())
+        got_out, got_state, want_out, want_states = sess.run([outputs.rnn_output, state, step_outputs, step_states])
+    for b, length in enumerate(lengths):
+        np.testing.assert_allclose(got_out[b, :length], np.stack(want_out, 1)[b, :length], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got_state.c[b], want_states[length - 1].c[b], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got_state.h[b], want_states[length - 1].h[b], rtol=1e-5, atol=1e-6)
+    assert not got_out[0, 2:].any()
