@@ -20,6 +20,7 @@ from npu_bridge import tf_private
 from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.precision import rewrite
+from npu_bridge.core.soc import saturates
 from npu_bridge.runtime import incremental, log, observers, user_errors
 from npu_bridge.runtime.callables import OptionsCallable
 from npu_bridge.runtime.plans import Plan, cache_plan, cached_plan, plan_key, subfeeds
@@ -51,6 +52,10 @@ class EmulatedSession:
         self._warned = set()    # the report's warnings already logged: a graph rewritten again repeats them
         self._steps = {}        # plan signature -> steps executed (run observers number steps per signature)
         self._running = None    # incremental.RunningGraph: the user GraphDef the program was rewritten from
+        # The device's float16 overflow mode (soc default or set_device_sat_mode), fixed when the session first
+        # rewrites its graph: every later rewrite of this session uses it, so the running graph and the ops
+        # added to it clamp alike and the report's overflow_mode stays true.
+        self.saturation = None
         self.observers = observers.session_observers(self)  # this session's own (dump, overflow detection)
 
     def run(self, fetches, feed_dict=None, run_options=None, run_metadata=None):
@@ -160,13 +165,16 @@ class EmulatedSession:
             program = self.program
             if program is not None and program.version == version:
                 return program
+            if self.saturation is None:
+                self.saturation = saturates(self.options.soc)
             result = self._rewrite_added(program, graph_def)
             if result is not None:
                 added = result.graph_def.node[len(program.result.graph_def.node):]
                 program.extend_to(result, version, added_nodes=added)
                 how = "extended with the ops added since the last run (those rewritten alone)"
             else:
-                result = rewrite(graph_def, self.options, lists=self.lists, customize=self.customize, log=False)
+                result = rewrite(graph_def, self.options, lists=self.lists, customize=self.customize, log=False,
+                                 saturation=self.saturation)
                 if program is None:
                     program, how = Program(result, version, self.target, self.config), "built"
                 elif program.can_extend_to(result, nodes := fingerprints(result.graph_def)):
@@ -191,7 +199,8 @@ class EmulatedSession:
         running = self._running
         if program is None or running is None or running.result is not program.result:
             return None
-        return incremental.rewrite_added(running, graph_def, self.options, self.lists, self.customize)
+        return incremental.rewrite_added(running, graph_def, self.options, self.lists, self.customize,
+                                         self.saturation)
 
     def _rebuild(self, program, result, version):
         lost = program.state_lost_on_rebuild()

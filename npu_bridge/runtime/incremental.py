@@ -82,7 +82,7 @@ class RunningGraph:
         return self._rewritten
 
 
-def rewrite_added(running, user_def, options, lists, customize):
+def rewrite_added(running, user_def, options, lists, customize, saturation):
     """The RewriteResult of `user_def` built from `running` plus a rewrite of the added part, or None when a full
     rewrite is needed to be sure of the decisions."""
     old_def = running.user_def
@@ -102,7 +102,7 @@ def rewrite_added(running, user_def, options, lists, customize):
     sub.library.CopyFrom(user_def.library)
     sub.node.extend(node for node in user_def.node if node.name in part)
     try:
-        partial = rewrite(sub, options, lists=lists, customize=customize, log=False)
+        partial = rewrite(sub, options, lists=lists, customize=customize, log=False, saturation=saturation)
     except Exception:
         return None     # the full rewrite raises the error, with the whole graph as context
     rewritten = running.rewritten
@@ -126,7 +126,8 @@ def rewrite_added(running, user_def, options, lists, customize):
     tensor_map = dict(old_map)
     tensor_map.update((name, ref) for name, ref in partial.tensor_map.items() if producer(name) in new_names)
     report = _merged_report(running.result.report, partial.report, new_names, added,
-                            lambda: rewrite(user_def, options, lists=lists, customize=customize, log=False))
+                            lambda: rewrite(user_def, options, lists=lists, customize=customize, log=False,
+                                            saturation=saturation))
     return RewriteResult(graph_def, report, MappingProxyType(tensor_map))
 
 

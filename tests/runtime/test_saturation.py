@@ -206,3 +206,18 @@ def test_the_float16_clamp_gives_clip_by_value_bits_for_every_float16_value(grap
     half_clamps = [n for n in nodes.values()
                    if n.name.endswith(contract.SATURATION_SUFFIX) and n.attr["T"].type == 19]
     assert half_clamps and all(n.op == "Maximum" and nodes[n.input[0]].op == "Minimum" for n in half_clamps)
+
+
+def test_the_overflow_mode_is_fixed_per_session_and_reported(graph):
+    """set_device_sat_mode after a session's first run changes new sessions only: the running session's added
+    ops clamp as its graph does (saturation on ascend910), and its report keeps saying so."""
+    x, product, _ = _overflowing_product(graph)
+    feed = {x: np.full((2, 2), 300.0)}
+    with v1.Session(config=npu_config(soc_config="ascend910")) as sess:
+        assert (sess.run(product, feed) == 65504.0).all()
+        npu_plugin.set_device_sat_mode(npu_plugin.INF_NAN_MODE)
+        assert (sess.run(product * 1.0, feed) == 65504.0).all()
+        assert last_report(sess).overflow_mode == "saturation"
+    with v1.Session(config=npu_config(soc_config="ascend910")) as later:
+        assert np.isinf(later.run(product, feed)).all()
+        assert last_report(later).overflow_mode == "inf_nan"
