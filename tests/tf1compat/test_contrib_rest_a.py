@@ -120,3 +120,64 @@ def test_percentile_picks_lower_higher_and_nearest_values_over_the_given_axes():
     np.testing.assert_array_equal(got["last"], np.percentile(x, 75, axis=-1, method="nearest"))
     with pytest.raises(ValueError, match="interpolation must be one of"):
         percentile(x, 50, interpolation="linear")
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def test_nas_cell_computes_tf_1_15s_tree_with_its_variable_names():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2, 3)).astype(np.float32)
+    with tf.Graph().as_default():
+        cell = tf.compat.v1.contrib.rnn.NASCell(4, num_proj=2, use_biases=True)
+        state = cell.zero_state(2, tf.float32)
+        output, (new_c, new_m) = cell(tf.constant(x), state)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            for variable in tf.compat.v1.global_variables():     # a non-zero bias, to check where it is added
+                if variable.name.endswith("bias:0"):
+                    variable.load(rng.normal(size=variable.shape).astype(np.float32), sess)
+            values = {v.name: sess.run(v) for v in tf.compat.v1.global_variables()}
+            got, got_c = sess.run([output, new_c])
+    assert sorted(values) == ["nas_cell/bias:0", "nas_cell/kernel:0", "nas_cell/projection_weights:0",
+                              "nas_cell/recurrent_kernel:0"]
+    assert values["nas_cell/kernel:0"].shape == (3, 32) and values["nas_cell/recurrent_kernel:0"].shape == (2, 32)
+    c_prev, m_prev = np.zeros((2, 4), np.float32), np.zeros((2, 2), np.float32)
+    m = np.split(m_prev @ values["nas_cell/recurrent_kernel:0"] + values["nas_cell/bias:0"], 8, axis=1)
+    i = np.split(x @ values["nas_cell/kernel:0"], 8, axis=1)
+    relu = lambda v: np.maximum(v, 0)  # noqa: E731
+    l1 = [_sigmoid(i[0] + m[0]), relu(i[1] + m[1]), _sigmoid(i[2] + m[2]), relu(i[3] * m[3]), np.tanh(i[4] + m[4]),
+          _sigmoid(i[5] + m[5]), np.tanh(i[6] + m[6]), _sigmoid(i[7] + m[7])]
+    c = np.tanh(np.tanh(l1[0] * l1[1]) + c_prev) * np.tanh(l1[2] + l1[3])
+    h = np.tanh(c * np.tanh(np.tanh(l1[4] * l1[5]) + _sigmoid(l1[6] + l1[7])))
+    np.testing.assert_allclose(got_c, c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got, h @ values["nas_cell/projection_weights:0"], rtol=1e-5, atol=1e-6)
+
+
+def test_core_rnn_cell_linear_and_wrappers_have_tf_1_15s_variables():
+    from tensorflow.contrib.rnn.python.ops import core_rnn_cell
+    from tensorflow.contrib.rnn.python.ops.rnn_cell import _Linear
+
+    assert _Linear is core_rnn_cell._Linear
+    a = np.array([[1.0, 2.0]], np.float32)
+    b = np.array([[3.0]], np.float32)
+    with tf.Graph().as_default():
+        with tf.compat.v1.variable_scope("gate"):
+            linear = _Linear([tf.constant(a), tf.constant(b)], 2, True,
+                             bias_initializer=tf.compat.v1.constant_initializer(0.5))
+            result = linear([tf.constant(a), tf.constant(b)])
+        base = tf.compat.v1.contrib.rnn.BasicRNNCell(3)
+        cell = core_rnn_cell.OutputProjectionWrapper(core_rnn_cell.EmbeddingWrapper(base, 10, 4), 5)
+        symbols = tf.constant([[1], [7]], tf.int32)
+        output, _ = cell(symbols, cell.zero_state(2, tf.float32))
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            got, kernel, got_output = sess.run([result, "gate/kernel:0", output])
+        names = sorted(v.name for v in tf.compat.v1.global_variables())
+    np.testing.assert_allclose(got, np.concatenate([a, b], 1) @ kernel + 0.5, rtol=1e-6)
+    assert got_output.shape == (2, 5)
+    assert names == ["gate/bias:0", "gate/kernel:0",
+                     "output_projection_wrapper/bias:0", "output_projection_wrapper/embedding_wrapper/basic_rnn_cell/bias:0",
+                     "output_projection_wrapper/embedding_wrapper/basic_rnn_cell/kernel:0",
+                     "output_projection_wrapper/embedding_wrapper/embedding:0", "output_projection_wrapper/kernel:0"]

@@ -1,9 +1,11 @@
 """tf.contrib.rnn: TF 1.15's RNN cells and static RNNs, from tf.compat.v1.nn, plus the contrib-only cells.
 
 The core cells (LSTMCell, GRUCell, MultiRNNCell, DropoutWrapper, ...) are the ones TF 1.15's contrib.rnn
-re-exported, so variable names match (`rnn/lstm_cell/kernel`, `.../bias`). LSTMBlockCell, LayerNormBasicLSTMCell
-and stack_bidirectional_dynamic_rnn are rebuilt here with TF 1.15's variable names and arithmetic.
+re-exported, so variable names match (`rnn/lstm_cell/kernel`, `.../bias`). LSTMBlockCell, LayerNormBasicLSTMCell,
+NASCell and stack_bidirectional_dynamic_rnn are rebuilt here with TF 1.15's variable names and arithmetic.
 """
+import sys
+
 import tensorflow as tf
 
 from npu_bridge.tf1compat.contrib import removed
@@ -35,6 +37,7 @@ LSTMStateTuple = _CELLS["LSTMStateTuple"]
 MultiRNNCell = _CELLS["MultiRNNCell"]
 RNNCell = _CELLS["RNNCell"]
 ResidualWrapper = _CELLS["ResidualWrapper"]
+_LAYER_RNN_CELL = sys.modules[LSTMCell.__module__].LayerRNNCell     # RNNCell whose variables come from build()
 static_rnn = tf.compat.v1.nn.static_rnn
 static_bidirectional_rnn = tf.compat.v1.nn.static_bidirectional_rnn
 static_state_saving_rnn = tf.compat.v1.nn.static_state_saving_rnn
@@ -105,6 +108,60 @@ class LayerNormBasicLSTMCell(RNNCell):
             new_c = self._norm(new_c, "state")
         new_h = self._activation(new_c) * tf.sigmoid(o)
         return new_h, LSTMStateTuple(new_c, new_h)
+
+
+class NASCell(_LAYER_RNN_CELL):
+    """TF 1.15's cell found by Neural Architecture Search (Zoph & Le 2017): eight input and eight recurrent
+    projections combined through a fixed tree of sigmoids, relus and tanhs, with an optional output projection.
+    Variables under `nas_cell/`: `kernel` [input, 8 * num_units], `recurrent_kernel` [num_proj or num_units,
+    8 * num_units], `bias` with use_biases, `projection_weights` with num_proj."""
+
+    def __init__(self, num_units, num_proj=None, use_biases=False, reuse=None, **kwargs):
+        super().__init__(_reuse=reuse, **kwargs)
+        self._num_units = num_units
+        self._num_proj = num_proj
+        self._use_biases = use_biases
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_proj or self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_proj or self._num_units
+
+    def build(self, inputs_shape):
+        input_size = inputs_shape[-1]
+        if input_size is None:
+            raise ValueError(f"NASCell needs inputs with a known last dimension, got shape {inputs_shape}")
+        projections = 8 * self._num_units
+        self._recurrent_kernel = self.add_weight("recurrent_kernel", [self.output_size, projections])
+        self._kernel = self.add_weight("kernel", [input_size, projections])
+        if self._use_biases:
+            self._bias = self.add_weight("bias", [projections], initializer=tf.compat.v1.zeros_initializer())
+        if self._num_proj is not None:
+            self._projection = self.add_weight("projection_weights", [self._num_units, self._num_proj])
+        self.built = True
+
+    def call(self, inputs, state):
+        c_prev, m_prev = state
+        recurrent = tf.matmul(m_prev, self._recurrent_kernel)
+        if self._use_biases:
+            recurrent = tf.nn.bias_add(recurrent, self._bias)
+        m = tf.split(recurrent, 8, axis=1)
+        x = tf.split(tf.matmul(inputs, self._kernel), 8, axis=1)
+        sigmoid, tanh, relu = tf.sigmoid, tf.tanh, tf.nn.relu
+        layer1 = (sigmoid(x[0] + m[0]), relu(x[1] + m[1]), sigmoid(x[2] + m[2]), relu(x[3] * m[3]),
+                  tanh(x[4] + m[4]), sigmoid(x[5] + m[5]), tanh(x[6] + m[6]), sigmoid(x[7] + m[7]))
+        layer2_0 = tanh(tanh(layer1[0] * layer1[1]) + c_prev)     # the previous cell state enters here
+        layer2_1 = tanh(layer1[2] + layer1[3])
+        layer2_2 = tanh(layer1[4] * layer1[5])
+        layer2_3 = sigmoid(layer1[6] + layer1[7])
+        new_c = layer2_0 * layer2_1
+        new_m = tanh(new_c * tanh(layer2_2 + layer2_3))
+        if self._num_proj is not None:
+            new_m = tf.matmul(new_m, self._projection)
+        return new_m, LSTMStateTuple(new_c, new_m)
 
 
 def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None, initial_states_bw=None,
