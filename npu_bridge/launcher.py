@@ -176,7 +176,9 @@ class _UserCodeImports:
     def _v1_submodule(self, name, globals, locals):
         """The tf.compat.v1 counterpart of `tensorflow.X[.Y]` (tensorflow.layers, .train, .summary, .keras.layers,
         ...), as TF 1.x had them; None for what v1 lacks and for tensorflow.compat / .python / .core, which stay."""
-        if not name.startswith("tensorflow."):     # tensorflow_hub, tensorflow_addons, ...
+        if not name.startswith("tensorflow.") or name.startswith("tensorflow.contrib."):
+            # tensorflow_hub, tensorflow_addons, ...; and contrib's submodules, which tf1compat's aliases import by
+            # name (an attribute walk would meet a name a star import shadowed: tf_slim.layers.layers)
             return None
         module = self._v1
         for part in name.split(".")[1:]:

@@ -135,7 +135,10 @@ MNIST_SCRIPT = """
     import tensorflow as tf
     from tensorflow.examples.tutorials.mnist import input_data
     from tensorflow.python.framework import graph_util
+    from tensorflow.contrib.layers.python.layers import layers as contrib_layers_impl
     from npu_bridge.npu_init import *
+
+    print("contrib_layers", contrib_layers_impl.__name__)
 
     mnist = input_data.read_data_sets(sys.argv[1], one_hot=True, validation_size=10)
     x = tf.placeholder(tf.float32, [None, 4], name="x")
@@ -178,3 +181,4 @@ def test_an_mnist_tutorial_script_trains_and_freezes_under_npu_run(tmp_path):
     lines = dict(line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
     assert float(lines["last"]) < float(lines["first"])
     assert lines["epochs"] == "6" and lines["frozen"] == "0"
+    assert lines["contrib_layers"] == "tf_slim.layers.layers"     # a deep contrib path, imported by name
