@@ -192,14 +192,17 @@ def _entry(folder, shell, cwd, variables, script_text, rest):
     lexer = shlex.shlex(variables.expand(rest), posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     lexer.commenters = "#"
-    args = []
     try:
-        for token in lexer:
-            if token in _STOP_TOKENS or token.startswith((">", "<", "&", "|", ";")) or re.fullmatch(r"\d>", token):
-                break
-            args.append(token)
-    except ValueError:      # an unbalanced quote: keep the arguments read so far
-        pass
+        tokens = list(lexer)
+    except ValueError:      # an unbalanced quote: read what comes before it
+        tokens = variables.expand(rest).split()
+    args = []
+    for index, token in enumerate(tokens):
+        following = tokens[index + 1] if index + 1 < len(tokens) else ""
+        if token in _STOP_TOKENS or token.startswith((">", "<", "&", "|", ";")) or \
+                token.isdigit() and following.startswith(">"):     # `1>log`, `2>&1`
+            break
+        args.append(token)
     script = Path(variables.expand(script_text))
     for base in (cwd, folder, shell.parent):
         candidate = script if script.is_absolute() else base / script

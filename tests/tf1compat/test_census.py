@@ -116,7 +116,7 @@ nohup python3 train.py \
     --data_dir=${data_path}/train \
     --batch_size $batch_size \
     --name "two words" \
-    --ckpt=${ckpt_path} > ${cur_path}/test/output/train.log 2>&1 &
+    --ckpt=${ckpt_path} 1>${cur_path}/test/output/train.log 2>&1 &
 """
 
 
