@@ -181,3 +181,38 @@ def test_core_rnn_cell_linear_and_wrappers_have_tf_1_15s_variables():
                      "output_projection_wrapper/bias:0", "output_projection_wrapper/embedding_wrapper/basic_rnn_cell/bias:0",
                      "output_projection_wrapper/embedding_wrapper/basic_rnn_cell/kernel:0",
                      "output_projection_wrapper/embedding_wrapper/embedding:0", "output_projection_wrapper/kernel:0"]
+
+
+def test_legacy_seq2seq_rnn_decoder_shares_variables_and_sequence_loss_weights_steps():
+    legacy = tf.compat.v1.contrib.legacy_seq2seq
+    rng = np.random.default_rng(11)
+    logits = [rng.normal(size=(2, 4)).astype(np.float32) for _ in range(3)]
+    targets = [np.array([1, 3], np.int32), np.array([0, 2], np.int32), np.array([2, 2], np.int32)]
+    weights = [np.array([1.0, 1.0], np.float32), np.array([1.0, 0.5], np.float32), np.array([0.0, 1.0], np.float32)]
+    with tf.Graph().as_default():
+        cell = tf.compat.v1.contrib.rnn.BasicRNNCell(4)
+        inputs = [tf.constant(step) for step in logits]
+        outputs, _ = legacy.rnn_decoder(inputs, cell.zero_state(2, tf.float32), cell,
+                                        loop_function=lambda previous, step: previous * 2.0)
+        names = sorted(v.name for v in tf.compat.v1.global_variables())
+        loss = legacy.sequence_loss(logits, targets, weights)
+        total = legacy.sequence_loss(logits, targets, weights, average_across_timesteps=False,
+                                     average_across_batch=False)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            got_outputs, kernel, bias, got_loss, got_total = sess.run(
+                [outputs, "rnn_decoder/basic_rnn_cell/kernel:0", "rnn_decoder/basic_rnn_cell/bias:0", loss, total])
+    assert names == ["rnn_decoder/basic_rnn_cell/bias:0", "rnn_decoder/basic_rnn_cell/kernel:0"]
+    state = np.zeros((2, 4), np.float32)
+    step_input = logits[0]
+    for expected in got_outputs:      # later steps are fed twice the previous output (the loop function)
+        state = np.tanh(np.concatenate([step_input, state], 1) @ kernel + bias)
+        np.testing.assert_allclose(expected, state, rtol=1e-5, atol=1e-6)
+        step_input = state * 2.0
+    crossent = [-(logit - np.log(np.exp(logit).sum(1, keepdims=True)))[np.arange(2), target]
+                for logit, target in zip(logits, targets)]
+    weighted = sum(c * w for c, w in zip(crossent, weights))
+    np.testing.assert_allclose(got_total, weighted.sum(), rtol=1e-5)
+    np.testing.assert_allclose(got_loss, (weighted / (sum(weights) + 1e-12)).sum() / 2, rtol=1e-5)
+    with pytest.raises(ValueError, match="same length; got 3, 2 and 3"):
+        legacy.sequence_loss(logits, targets[:2], weights)
