@@ -216,3 +216,17 @@ def test_legacy_seq2seq_rnn_decoder_shares_variables_and_sequence_loss_weights_s
     np.testing.assert_allclose(got_loss, (weighted / (sum(weights) + 1e-12)).sum() / 2, rtol=1e-5)
     with pytest.raises(ValueError, match="same length; got 3, 2 and 3"):
         legacy.sequence_loss(logits, targets[:2], weights)
+
+
+def test_learn_datasets_base_has_tf_1_15s_tuples_and_maybe_download_keeps_an_existing_file(tmp_path):
+    from tensorflow.contrib.learn.python.learn.datasets import base
+    from tensorflow.examples.tutorials.mnist import input_data
+
+    assert base.Datasets is input_data.Datasets
+    assert base.Datasets(train=1, validation=2, test=None)._fields == ("train", "validation", "test")
+    assert base.Dataset(data=[1], target=[0]).target == [0]
+    (tmp_path / "data.csv").write_text("1,2\n")
+    assert base.maybe_download("data.csv", str(tmp_path), "http://unreachable.invalid/x") == str(tmp_path / "data.csv")
+    with pytest.raises(OSError, match="could not fetch missing.csv from file:///nonexistent"):
+        base.maybe_download("missing.csv", str(tmp_path), "file:///nonexistent/missing.csv")
+    assert tf.compat.v1.contrib.learn.ModeKeys.INFER == "infer"
