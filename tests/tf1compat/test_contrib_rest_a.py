@@ -230,3 +230,24 @@ def test_learn_datasets_base_has_tf_1_15s_tuples_and_maybe_download_keeps_an_exi
     with pytest.raises(OSError, match="could not fetch missing.csv from file:///nonexistent"):
         base.maybe_download("missing.csv", str(tmp_path), "file:///nonexistent/missing.csv")
     assert tf.compat.v1.contrib.learn.ModeKeys.INFER == "infer"
+
+
+def test_feeding_queue_runner_streams_each_feed_functions_values_into_the_queue():
+    v1 = tf.compat.v1
+    values = iter(range(100))
+    with tf.Graph().as_default():
+        fed = v1.placeholder(tf.int32, [])
+        queue = v1.FIFOQueue(4, tf.int32)
+        runner = v1.contrib.training.FeedingQueueRunner(queue, [queue.enqueue(fed)], queue.close(),
+                                                        feed_fns=[lambda: {fed: next(values)}])
+        taken = queue.dequeue()
+        with v1.Session() as sess:
+            coord = v1.train.Coordinator()
+            threads = runner.create_threads(sess, coord=coord, start=True)
+            got = [sess.run(taken) for _ in range(6)]
+            coord.request_stop()
+            sess.run(queue.close(cancel_pending_enqueues=True))
+            coord.join(threads)
+        with pytest.raises(ValueError, match="one feed function per enqueue op: got 2 for 1"):
+            v1.contrib.training.FeedingQueueRunner(queue, [queue.enqueue(1)], feed_fns=[dict, dict])
+    assert got == [0, 1, 2, 3, 4, 5]

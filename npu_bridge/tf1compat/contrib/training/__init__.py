@@ -21,6 +21,7 @@ from tf_slim.training.training import (  # noqa: F401
 
 from npu_bridge.tf1compat.contrib import removed
 from npu_bridge.tf1compat.contrib.training import python  # noqa: F401
+from npu_bridge.tf1compat.contrib.training.feeding_queue_runner import FeedingQueueRunner  # noqa: F401
 from npu_bridge.tf1compat.contrib.training.hparam import HParams  # noqa: F401
 
 __getattr__ = removed.module_getattr(__name__)
