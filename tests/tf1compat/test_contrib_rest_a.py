@@ -251,3 +251,25 @@ def test_feeding_queue_runner_streams_each_feed_functions_values_into_the_queue(
         with pytest.raises(ValueError, match="one feed function per enqueue op: got 2 for 1"):
             v1.contrib.training.FeedingQueueRunner(queue, [queue.enqueue(1)], feed_fns=[dict, dict])
     assert got == [0, 1, 2, 3, 4, 5]
+
+
+def test_moving_average_optimizer_averages_after_each_step_and_its_saver_restores_the_averages(tmp_path):
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        weight = v1.get_variable("w", initializer=np.array([1.0], np.float32))
+        optimizer = v1.contrib.opt.MovingAverageOptimizer(v1.train.GradientDescentOptimizer(0.5), average_decay=0.5)
+        train = optimizer.minimize(tf.reduce_sum(weight))     # gradient 1: each step w -= 0.5
+        saver = optimizer.swapping_saver()
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            sess.run(train)
+            sess.run(train)
+            average = sess.run("w/ExponentialMovingAverage:0")
+            path = saver.save(sess, str(tmp_path / "model"))
+        assert float(average[0]) == 0.375       # w: 1 -> 0.5 -> 0; average: 1 -> 0.75 -> 0.375 (decay 0.5)
+        with v1.Session() as sess:
+            v1.train.Saver([weight]).restore(sess, path)
+            restored = sess.run(weight)
+    np.testing.assert_allclose(restored, average)
+    with tf.Graph().as_default(), pytest.raises(RuntimeError, match="call apply_gradients or minimize first"):
+        v1.contrib.opt.MovingAverageOptimizer(v1.train.GradientDescentOptimizer(0.5)).swapping_saver()

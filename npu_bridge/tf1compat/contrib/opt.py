@@ -11,6 +11,7 @@ import tensorflow as tf
 from tensorflow.python.ops import gen_training_ops
 
 from npu_bridge.tf1compat.contrib import removed
+from npu_bridge.tf1compat.contrib.moving_average_optimizer import MovingAverageOptimizer  # noqa: F401
 
 _v1 = tf.compat.v1
 

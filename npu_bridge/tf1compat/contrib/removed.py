@@ -33,8 +33,6 @@ REPLACEMENTS = {
     "contrib.losses.metric_learning": "tf_slim.losses.metric_learning / tensorflow_addons.losses",
     "contrib.memory_stats": "tf.config.experimental.get_memory_info",
     "contrib.model_pruning": "tensorflow_model_optimization.sparsity",
-    "contrib.opt.MovingAverageOptimizer": "tf.compat.v1.train.ExponentialMovingAverage applied after the "
-                                          "optimizer's train op",
     "contrib.opt.ScipyOptimizerInterface": "scipy.optimize.minimize on values from sess.run",
     "contrib.predictor": "tf.saved_model.load",
     "contrib.quantize": "tensorflow_model_optimization.quantization (quantization-aware training)",
