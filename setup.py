@@ -30,7 +30,9 @@ setup(
         "ml_dtypes",
     ],
     extras_require={
-        "test": ["pytest", "hypothesis"], "bench": ["matplotlib"], "debug": ["matplotlib"],
+        # tensorboard: the tests read the run's event files with TensorBoard's own reader (TensorFlow >= 2.16 no
+        # longer installs it).
+        "test": ["pytest", "hypothesis", "tensorboard"], "bench": ["matplotlib"], "debug": ["matplotlib"],
         # TensorFlow 2.15 (the last release with tf.estimator) in one command: `pip install ".[tf215]"`. Installing
         # tensorflow-cpu first does not help: it does not provide the `tensorflow` distribution named above, so pip
         # would pull the newest TensorFlow on top of it.
