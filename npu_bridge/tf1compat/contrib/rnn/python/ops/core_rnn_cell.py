@@ -36,19 +36,12 @@ class _Linear:
         return tf.nn.bias_add(result, self._biases) if self._build_bias else result
 
 
-class EmbeddingWrapper(RNNCell):
-    """Feeds the cell the embedding of integer symbol ids ([batch] or [batch, 1]); variable `embedding`
-    [embedding_classes, embedding_size] in the cell's scope (TF 1.15 pinned it to the CPU; placement is moot here)."""
+class _CellWrapper(RNNCell):
+    """A cell around `cell` with the same state and, unless a subclass says otherwise, the same output size."""
 
-    def __init__(self, cell, embedding_classes, embedding_size, initializer=None, reuse=None):
+    def __init__(self, cell, reuse):
         super().__init__(_reuse=reuse)
-        if embedding_classes <= 0 or embedding_size <= 0:
-            raise ValueError(f"EmbeddingWrapper needs positive embedding_classes and embedding_size, got "
-                             f"{embedding_classes} and {embedding_size}")
         self._cell = cell
-        self._embedding_classes = embedding_classes
-        self._embedding_size = embedding_size
-        self._initializer = initializer
 
     @property
     def state_size(self):
@@ -57,6 +50,23 @@ class EmbeddingWrapper(RNNCell):
     @property
     def output_size(self):
         return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+
+class EmbeddingWrapper(_CellWrapper):
+    """Feeds the cell the embedding of integer symbol ids ([batch] or [batch, 1]); variable `embedding`
+    [embedding_classes, embedding_size] in the cell's scope (TF 1.15 pinned it to the CPU; placement is moot here)."""
+
+    def __init__(self, cell, embedding_classes, embedding_size, initializer=None, reuse=None):
+        super().__init__(cell, reuse)
+        if embedding_classes <= 0 or embedding_size <= 0:
+            raise ValueError(f"EmbeddingWrapper needs positive embedding_classes and embedding_size, got "
+                             f"{embedding_classes} and {embedding_size}")
+        self._embedding_classes = embedding_classes
+        self._embedding_size = embedding_size
+        self._initializer = initializer
 
     def zero_state(self, batch_size, dtype):
         with tf.name_scope(type(self).__name__ + "ZeroState"):
@@ -71,28 +81,16 @@ class EmbeddingWrapper(RNNCell):
         return self._cell(embedded, state)
 
 
-class InputProjectionWrapper(RNNCell):
+class InputProjectionWrapper(_CellWrapper):
     """Projects the inputs to num_proj with a _Linear (`kernel`, `bias` under `input_projection_wrapper`) before
     the cell."""
 
     def __init__(self, cell, num_proj, activation=None, input_size=None, reuse=None):
-        super().__init__(_reuse=reuse)
+        super().__init__(cell, reuse)
         del input_size      # TF 1.15 ignored it too
-        self._cell = cell
         self._num_proj = num_proj
         self._activation = activation
         self._linear = None
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
     def call(self, inputs, state):
         if self._linear is None:
@@ -103,29 +101,21 @@ class InputProjectionWrapper(RNNCell):
         return self._cell(projected, state)
 
 
-class OutputProjectionWrapper(RNNCell):
+class OutputProjectionWrapper(_CellWrapper):
     """Projects the cell's output to output_size with a _Linear (`kernel`, `bias` under
     `output_projection_wrapper`)."""
 
     def __init__(self, cell, output_size, activation=None, reuse=None):
-        super().__init__(_reuse=reuse)
+        super().__init__(cell, reuse)
         if output_size < 1:
             raise ValueError(f"OutputProjectionWrapper needs a positive output_size, got {output_size}")
-        self._cell = cell
         self._output_size = output_size
         self._activation = activation
         self._linear = None
 
     @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
     def output_size(self):
         return self._output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
     def call(self, inputs, state):
         output, new_state = self._cell(inputs, state)
