@@ -15,11 +15,11 @@ ascend910 (aic-ascend910-ops-info.json)
     Input/output "name" fields are x0.. / y0.. (the real parameter names are not in the table).
 
 ascend910b (aic-ascend910b-ops-info-legacy.json + aic-ascend910b-ops-info.json)
-    No public copy of the 910B built-in file exists (research §3.3). We build it as:
+    No public copy of the 910B built-in file exists (docs/BEHAVIOUR.md §3). We build it as:
     - the same op set and flags as ascend910, with "bfloat16" added wherever "float16" is declared (910B
       kernels of the classic TBE ops gained bf16); written to the "-legacy" file, as real CANN splits it;
-    - the precision_reduce flags that the open-source op definitions set for "ascend910b" (research
-      Appendix A.3: 26 true, 2 false) override those ops; ops new on 910B (MatMulV3, BatchMatMulV3, ...)
+    - the precision_reduce flags that the open-source op definitions set for "ascend910b" (26 true, 2 false:
+      docs/BEHAVIOUR.md §3) override those ops; ops new on 910B (MatMulV3, BatchMatMulV3, ...)
       are added with no declared dtype. Those entries go to aic-ascend910b-ops-info.json, which the loader
       reads after the legacy file.
 """
@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "npu_bridge" / "core" / "opp" / "built-in" / "op_impl" / "ai_core" / "tbe" / "config"
 
-# research Appendix A.3, "ascend910b" configs of hicann/ops-nn + ops-math.
+# docs/BEHAVIOUR.md §3, "ascend910b" configs of hicann/ops-nn + ops-math.
 ASCEND910B_TRUE = (
     "AddExample", "AddExampleCApi", "ApplyAdamWV2", "BatchMatMulV3", "BatchNormGradV3", "BesselI1e",
     "Conv3DBackpropFilterV2", "Conv3DBackpropInputV2", "Conv3DTransposeV2", "DynamicBlockQuant",

@@ -2,7 +2,7 @@
 
 The real adapter (npu_attrs.cc) refuses these values when the session is created, so a script that sets one
 never trains on the NPU; the emulator refuses them too, with the adapter's message where it is known
-(research notes §1.2) and a sentence saying what is expected. Keys absent from the parameter_map are never
+(docs/BEHAVIOUR.md §1) and a sentence saying what is expected. Keys absent from the parameter_map are never
 checked: the adapter reads a key only when it is present.
 """
 from npu_bridge.core.errors import NpuConfigError, shown

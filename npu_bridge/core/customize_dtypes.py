@@ -3,7 +3,7 @@
     conv1/Conv2D::InputDtype:float16,float16,OutputDtype:float32
     OpType::MatMulV2:InputDtype:float16,float16,float32,OutputDtype:float32
 
-Format and rules follow the Ascend parser (research §4.1): the name or type is the text before the first
+Format and rules follow the Ascend parser (docs/BEHAVIOUR.md §4): the name or type is the text before the first
 ':' after the prefix; "InputDtype" must come before "OutputDtype", either may be left out; an empty dtype
 token keeps that port's dtype; a node-name line beats a type line; a later line for the same name or type is
 ignored with a warning; a bad line or dtype fails the whole file with "The content format of the

@@ -64,7 +64,7 @@ _MIXLIST_NEITHER_MESSAGE = ("modify_mixlist is assigned, please ensure that prec
                             "(if available), or precision_mode_v2 is assigned to 'mixed_float16' or "
                             "'mixed_bfloat16'(if available).")
 
-# Every parameter_map key the current adapter reads (research §1.3), with the AttrValue field it reads it from.
+# Every parameter_map key the current adapter reads (docs/BEHAVIOUR.md §1), with the AttrValue field it reads it from.
 _KEYS_B = """use_off_line enable_data_pre_proc mix_compile_mode in_out_pair_flag lower_functional_ops frozen_variable
     enable_dump enable_dump_debug profiling_mode hcom_parallel is_tailing_optimization enable_compress_weight
     oo_constant_folding input_batch_cpy external_weight variable_format_optimize enable_graph_parallel

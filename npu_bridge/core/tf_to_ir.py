@@ -2,7 +2,7 @@
 
 Black/white/gray lists, modify_mixlist and customize_dtypes all speak Ascend IR names (MatMulV2, ReduceSumD,
 SoftmaxV2), not TensorFlow names. The real TF parser plugins register one IR type per TF type
-(REGISTER_CUSTOM_OP(ir).OriginOpType(tf), research Appendix B); older CANN then replaced an op whose "axis"
+(REGISTER_CUSTOM_OP(ir).OriginOpType(tf), docs/BEHAVIOUR.md §3); older CANN then replaced an op whose "axis"
 style input is a Const with a "...D" type that carries the value as an attribute (ReduceSumD, TransposeD,
 ConcatV2D). Which of the two a graph gets depends on the library: a soc library that lacks the preferred one
 has the other. So we give candidates in preference order and let the caller take the first one the library

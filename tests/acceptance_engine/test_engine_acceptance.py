@@ -1,5 +1,5 @@
 """Acceptance of the precision engine (issue 2): the cases a reviewer checks by hand, each against the rule of
-ASCEND_BEHAVIOUR it proves, with a contrasting graph or configuration wherever the assertion could otherwise
+docs/BEHAVIOUR.md it proves, with a contrasting graph or configuration wherever the assertion could otherwise
 pass with the feature broken."""
 import json
 import shutil
@@ -84,7 +84,7 @@ def write_json(path, data):
     return path
 
 
-# ---- gray ops: what they follow (§3) --------------------------------------------------------------------
+# ---- gray ops: what they follow (BEHAVIOUR.md §3) ---------------------------------------------------------------
 
 def _through_user_casts(first):
     def fn():
@@ -116,7 +116,7 @@ def test_gray_op_whose_producer_is_a_cast_black_listed_by_the_mixlist(tmp_path):
     assert decision(rewrite(build(fn), options("mixed_float16")), "relu") == "float16"
 
 
-# ---- allow_fp32_to_fp16 / force_fp16 / force_fp32 against the library's dtypes (§2) -------------------------
+# ---- allow_fp32_to_fp16 / force_fp16 / force_fp32 against the library's dtypes (BEHAVIOUR.md §2) ----------------
 
 def test_allow_fp32_to_fp16_runs_a_vector_op_without_float32_in_the_library_in_float16():
     def fn():
@@ -166,7 +166,7 @@ def test_force_fp32_raises_an_fp16_graphs_vector_ops_and_keeps_its_float32_ops()
     assert fetch(result, "exp16:0", {"h:0": np.full((4, 4), 1e-3, np.float16)}).dtype == np.float32
 
 
-# ---- soc, bf16 modes and defaults (§2) --------------------------------------------------------------------
+# ---- soc, bf16 modes and defaults (BEHAVIOUR.md §2) -------------------------------------------------------------
 
 def _mlp():
     hidden = tf.nn.relu(tf.matmul(x(), w(), name="mm"), name="relu")
@@ -197,7 +197,7 @@ def test_defaults_per_graph_run_mode_and_soc_drive_the_pass(soc, run_mode, expec
     assert (decision(result, "mm"), decision(result, "relu")) == (mm, relu)
 
 
-# ---- per-op controls (§4) ---------------------------------------------------------------------------------
+# ---- per-op controls (BEHAVIOUR.md §4) --------------------------------------------------------------------------
 
 def test_keep_dtype_keeps_a_white_op_float32_and_its_gray_consumer_follows():
     def fn(keep):
@@ -236,7 +236,7 @@ def test_customize_dtypes_modelzoo_file_and_name_beats_type_written_after_it(tmp
     assert bmm.tf_type.startswith("BatchMatMul") and "line 3 (by type)" in bmm.reason and bmm.decision == "float16"
 
 
-# ---- the library and the TF -> IR map (§3) ------------------------------------------------------------------
+# ---- the library and the TF -> IR map (BEHAVIOUR.md §3) ---------------------------------------------------------
 
 def test_ascend_opp_path_library_with_an_edited_precision_reduce_drives_the_pass(tmp_path, monkeypatch):
     root = tmp_path / "opp"

@@ -72,7 +72,7 @@ def test_builtin_910b():
     assert library.declared_float_dtypes("Conv2DBackpropInputD") == {"float16", "bfloat16"}
     assert library.precision_reduce("MatMulV2") == "true"          # 910 flags carried over
     assert library.precision_reduce("ReduceSumD") == "false"
-    assert library.precision_reduce("MatMulV3") == "true"          # Appendix A.3
+    assert library.precision_reduce("MatMulV3") == "true"          # docs/BEHAVIOUR.md §3
     assert library.precision_reduce("BatchMatMulV3") == "true"
     assert library.precision_reduce("ScatterNdUpdate") == "true"   # gray on 910, white on 910b
     assert library.precision_reduce("QuantMatmulReduceSum") == "false"

@@ -455,7 +455,8 @@ def test_values_the_real_adapter_refuses_are_refused(params, message):
 
 
 def test_jit_compile_set_as_a_bool_is_the_adapters_type_error():
-    """Scripts written for older adapters set jit_compile with .b; the current adapter refuses it (research §1.2)."""
+    """Scripts written for older adapters set jit_compile with .b; the current adapter refuses it
+    (docs/BEHAVIOUR.md §1)."""
     with pytest.raises(NpuConfigError, match=re.escape("The data type of jit_compile is invalid. Expected string "
                                                        "type.")):
         options(jit_compile=True)

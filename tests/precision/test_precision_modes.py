@@ -1,4 +1,4 @@
-"""One rule at a time, for every precision mode (ASCEND_BEHAVIOUR §2-§4)."""
+"""One rule at a time, for every precision mode (docs/BEHAVIOUR.md §2-§4)."""
 import json
 
 import numpy as np

@@ -96,7 +96,7 @@ def test_an_unknown_op_name_is_a_key_error_that_names_the_close_ones():
 
 
 def test_constants_the_reduced_dtype_destroys_are_reported_where_they_are_read():
-    """ASCEND_BEHAVIOUR §7: an fp16 epsilon that underflows to 0, and (commonly) a -1e9 attention mask that becomes
+    """docs/BEHAVIOUR.md §7: an fp16 epsilon that underflows to 0, and (commonly) a -1e9 attention mask that becomes
     -inf. The reading op's reason says so and the report carries one warning per constant, logged once."""
     def fn():
         x = tf.compat.v1.placeholder(tf.float32, [4, 4], name="x")

@@ -1,4 +1,5 @@
-"""Scenarios modelled on TensorFlow's AMP test checklist (tf-amp-research §4.7), adapted to the Ascend rules."""
+"""Scenarios modelled on those of TensorFlow's own AutoMixedPrecision tests (grappler's
+auto_mixed_precision_test.cc and .py), adapted to the Ascend rules."""
 import json
 import re
 
@@ -489,14 +490,14 @@ def test_already_half_ops_are_untouched_and_a_gray_op_after_their_cast_follows_t
         assert result.report.by_name(name).decision == "float16"
         assert dtype_of(result.graph_def, name) == FP16
         assert data_inputs(result.graph_def, name) == data_inputs(graph_def, name)
-    # Gray follows its producer through the non-black Cast (ASCEND_BEHAVIOUR §3), so it reads the half tensor.
+    # Gray follows its producer through the non-black Cast (docs/BEHAVIOUR.md §3), so it reads the half tensor.
     assert dtype_of(result.graph_def, "square32") == FP16
     assert data_inputs(result.graph_def, "square32") == ["relu16"]
     assert added_casts(result.graph_def) == []
 
 
 def test_gray_looks_through_float_casts_but_not_through_integer_ones():
-    """FE looks through non-black Casts between float dtypes (ASCEND_BEHAVIOUR §3; the maintainers' acceptance test
+    """FE looks through non-black Casts between float dtypes (docs/BEHAVIOUR.md §3; the maintainers' acceptance test
     test_gray_op_after_a_black_op_through_non_black_casts_stays_float32 takes a float32 -> float16 -> float32 pair
     too). Values cast to an integer and back no longer carry the precision of the op before them: that Cast is
     the producer a gray op follows."""
