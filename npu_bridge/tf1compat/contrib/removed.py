@@ -36,8 +36,10 @@ REPLACEMENTS = {
     "contrib.opt.ScipyOptimizerInterface": "scipy.optimize.minimize on values from sess.run",
     "contrib.predictor": "tf.saved_model.load",
     "contrib.quantize": "tensorflow_model_optimization.quantization (quantization-aware training)",
-    "contrib.recurrent": "tf.compat.v1.nn.dynamic_rnn / tf.compat.v1.nn.bidirectional_dynamic_rnn",
-    "contrib.rnn.ops": "tf.raw_ops.LSTMBlockCell / BlockLSTM",
+    "contrib.recurrent": "tf.compat.v1.nn.dynamic_rnn / tf.compat.v1.nn.bidirectional_dynamic_rnn (or tf.while_loop "
+                         "for Recurrent)",
+    "contrib.rnn.ops": "the fused RNN kernels TensorFlow 2 still registers under tf.raw_ops (GRUBlockCell, "
+                       "BlockLSTMV2, ...)",
     "contrib.seq2seq": "tensorflow_addons.seq2seq (decoders, helpers, attention, beam search)",
     "contrib.slim.nets.cyclegan": "the cyclegan module of tensorflow/models research/slim/nets",
     "contrib.tensor_forest": "tensorflow_decision_forests",

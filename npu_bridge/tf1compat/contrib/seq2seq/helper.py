@@ -43,7 +43,34 @@ def _argmax_ids(outputs):
     return tf.cast(tf.argmax(outputs, axis=-1), tf.int32)
 
 
-class TrainingHelper(Helper):
+def _unless_all_finished(finished, when_all_finished, next_inputs):
+    """next_inputs() while any sequence runs; once all are finished, when_all_finished (so nothing reads past the
+    end of the inputs)."""
+    return tf.cond(tf.reduce_all(finished), lambda: when_all_finished, next_inputs)
+
+
+class _ArgmaxHelper(Helper):
+    """The bookkeeping both helpers share: the batch size fixed when built (self._batch_size), scalar int32 sample
+    ids, and the argmax of the outputs as the sample."""
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return tf.TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return tf.int32
+
+    def sample(self, time, outputs, state, name=None):
+        with tf.compat.v1.name_scope(name, f"{type(self).__name__}Sample", [time, outputs]):
+            return _argmax_ids(outputs)
+
+
+class TrainingHelper(_ArgmaxHelper):
     """Feeds inputs[:, t] (or inputs[t] when time_major) at step t; a sequence is finished at its length."""
 
     def __init__(self, inputs, sequence_length, time_major=False, name=None):
@@ -67,39 +94,23 @@ class TrainingHelper(Helper):
     def sequence_length(self):
         return self._sequence_length
 
-    @property
-    def batch_size(self):
-        return self._batch_size
-
-    @property
-    def sample_ids_shape(self):
-        return tf.TensorShape([])
-
-    @property
-    def sample_ids_dtype(self):
-        return tf.int32
-
-    def _read_or_zeros(self, all_finished, time):
-        return tf.cond(all_finished, lambda: self._zero_inputs,
-                       lambda: tf.nest.map_structure(lambda ta: ta.read(time), self._input_tas))
+    def _read_or_zeros(self, finished, time):
+        return _unless_all_finished(finished, self._zero_inputs,
+                                    lambda: tf.nest.map_structure(lambda ta: ta.read(time), self._input_tas))
 
     def initialize(self, name=None):
         with tf.compat.v1.name_scope(name, "TrainingHelperInitialize"):
             finished = tf.equal(0, self._sequence_length)
-            return finished, self._read_or_zeros(tf.reduce_all(finished), 0)
-
-    def sample(self, time, outputs, state, name=None):
-        with tf.compat.v1.name_scope(name, "TrainingHelperSample", [time, outputs]):
-            return _argmax_ids(outputs)
+            return finished, self._read_or_zeros(finished, 0)
 
     def next_inputs(self, time, outputs, state, sample_ids, name=None):
         with tf.compat.v1.name_scope(name, "TrainingHelperNextInputs", [time, outputs, state]):
             next_time = time + 1
             finished = next_time >= self._sequence_length
-            return finished, self._read_or_zeros(tf.reduce_all(finished), next_time), state
+            return finished, self._read_or_zeros(finished, next_time), state
 
 
-class GreedyEmbeddingHelper(Helper):
+class GreedyEmbeddingHelper(_ArgmaxHelper):
     """Feeds embedding(argmax of the outputs) back in, starting from start_tokens; a sequence is finished when it
     emits end_token."""
 
@@ -118,29 +129,13 @@ class GreedyEmbeddingHelper(Helper):
         self._batch_size = tf.size(self._start_tokens)
         self._start_inputs = self._embedding_fn(self._start_tokens)
 
-    @property
-    def batch_size(self):
-        return self._batch_size
-
-    @property
-    def sample_ids_shape(self):
-        return tf.TensorShape([])
-
-    @property
-    def sample_ids_dtype(self):
-        return tf.int32
-
     def initialize(self, name=None):
         return tf.tile([False], [self._batch_size]), self._start_inputs
 
-    def sample(self, time, outputs, state, name=None):
-        return _argmax_ids(outputs)
-
     def next_inputs(self, time, outputs, state, sample_ids, name=None):
         finished = tf.equal(sample_ids, self._end_token)
-        next_inputs = tf.cond(tf.reduce_all(finished), lambda: self._start_inputs,
-                              lambda: self._embedding_fn(sample_ids))
-        return finished, next_inputs, state
+        return finished, _unless_all_finished(finished, self._start_inputs,
+                                              lambda: self._embedding_fn(sample_ids)), state
 
 
 def _batch_major_to_time_major(tensor):
