@@ -11,10 +11,9 @@ import importlib.util
 
 # symbol (as a script spells it after `tf.`) -> its TF 2 replacement; a module entry covers the names inside it
 REPLACEMENTS = {
-    "contrib.all_reduce": "tf.distribute.MirroredStrategy / tf.distribute.experimental.MultiWorkerMirroredStrategy "
-                          "(or npu_bridge's hccl allreduce for NPU ranks)",
     "contrib.bigtable": "the google-cloud-bigtable client",
     "contrib.cloud": "the google-cloud client libraries",
+    "contrib.cloud.BigtableClient": "the google-cloud-bigtable client, reading the rows into a tf.data pipeline",
     "contrib.compiler": "tf.function(jit_compile=True) (XLA); NPU graphs are compiled whole, nothing to mark",
     "contrib.cudnn_rnn": "tf.compat.v1.nn.rnn_cell.LSTMCell / GRUCell with tf.compat.v1.nn.dynamic_rnn "
                          "(cuDNN kernels run on GPUs only)",

@@ -6,7 +6,7 @@ TPUEstimatorSpec into an EstimatorSpec: scaffold_fn called, eval_metrics' (metri
 eval_metric_ops. That is what this module does, on the Estimator `tf.compat.v1.estimator` provides when it is
 called: where that Estimator has TF's own tpu module (TensorFlow 2.15) its TPUEstimator is used as it is, otherwise
 (TensorFlow >= 2.16, npu_bridge's Estimator) the CPU path written here. use_tpu=True is an error: there is no TPU.
-The TPU graph functions (CrossShardOptimizer, bfloat16_scope, rewrite, shard, ...) are tf.compat.v1.tpu's.
+The TPU graph functions (CrossShardOptimizer, bfloat16_scope, core, rewrite, shard, ...) are tf.compat.v1.tpu's.
 """
 import collections
 import enum
@@ -19,6 +19,7 @@ from npu_bridge.tf1compat.estimator_paths import tensorflow_has_estimator
 
 _TPU = tf.compat.v1.tpu
 CrossShardOptimizer = _TPU.CrossShardOptimizer
+core = _TPU.core
 bfloat16_scope = _TPU.bfloat16_scope
 batch_parallel = _TPU.batch_parallel
 cross_replica_sum = _TPU.cross_replica_sum

@@ -1,0 +1,209 @@
+"""The rest of tf.contrib's non-rnn names: compiler (xla, jit), tpu.core, learn's monitored_session path,
+tensorrt and cloud on a CPU-only machine, image.dense_image_warp, all_reduce's builders, graph_editor's subset,
+quantize's graph_matcher and opt.ScipyOptimizerInterface, each checked against TF 1.15's documented behaviour and
+built the way ported ModelZoo scripts build them."""
+import logging
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from npu_bridge import tf1compat
+from npu_bridge.tf1compat.contrib.removed import ContribRemovedError
+
+_v1 = tf.compat.v1
+
+
+@pytest.fixture(autouse=True)
+def installed():
+    tf1compat.install()
+
+
+def test_tpu_core_names_the_replicated_core_device_as_tf_1_15_did():
+    assert _v1.contrib.tpu.core(3) == "device:TPU_REPLICATED_CORE:3"
+
+
+def test_learns_monitored_session_path_gives_tf_v1_trains_classes_and_they_run():
+    from tensorflow.contrib.learn.python.learn import monitored_session as ms
+
+    assert ms.MonitoredSession is _v1.train.MonitoredSession
+    assert ms.ChiefSessionCreator is _v1.train.ChiefSessionCreator
+    with tf.Graph().as_default():
+        step = _v1.train.get_or_create_global_step()
+        increment = _v1.assign_add(step, 1)
+        with ms.MonitoredSession(session_creator=ms.ChiefSessionCreator()) as sess:
+            assert [sess.run(increment) for _ in range(2)] == [1, 2]
+
+
+def test_xla_compile_builds_the_computation_as_ordinary_ops_with_tf_1_15s_names_and_results():
+    from tensorflow.contrib.compiler import xla
+
+    with tf.Graph().as_default() as graph:
+        def computation(x, y):
+            weight = _v1.get_variable("w", initializer=2.0)
+            return x * weight + y, tf.no_op(name="side_effect")
+
+        summed = xla.compile(computation, [tf.constant(3.0), tf.constant(1.0)])
+        lone = xla.compile(lambda: tf.constant(5.0))     # GNMT's xla.compile(pure_fn): a lone value, as a list
+        nested = xla.compile(lambda x: {"double": 2 * x, "pair": (x, x + 1)}, [tf.constant(4.0)])
+        only_op = xla.compile(lambda: tf.no_op())
+        assert isinstance(summed, list) and len(summed) == 1 and summed[0].op.name == "output_0"
+        assert [op.name for op in summed[0].op.control_inputs] == ["side_effect"]
+        assert graph.get_operation_by_name("input_0").type == "Identity"
+        assert isinstance(lone, list) and len(lone) == 1
+        assert only_op.name.startswith("output_0") and only_op.type == "NoOp"
+        assert not [op for op in graph.get_operations() if op.type.startswith("Xla")]
+        assert graph.get_operation_by_name("w").type == "VarHandleOp"    # resource variables inside, as TF 1.15
+        assert not _v1.get_variable_scope().use_resource                  # and the scope restored after
+        with _v1.Session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            assert sess.run(summed) == [7.0] and sess.run(lone) == [5.0]
+            assert sess.run(nested) == {"double": 8.0, "pair": (4.0, 5.0)}
+        with pytest.raises(ValueError, match="zero or more tensors followed by zero or more operations"):
+            xla.compile(lambda: (tf.no_op(), tf.constant(1.0)))
+        with pytest.raises(TypeError, match="inputs must be a list or tuple"):
+            xla.compile(lambda x: x, tf.constant(1.0))
+
+
+def test_xla_estimator_model_fn_is_the_model_fn_itself_as_function_and_as_decorator():
+    from tensorflow.contrib.compiler import xla
+
+    def model_fn(features, labels, mode, params):
+        return features
+
+    assert xla.estimator_model_fn(model_fn) is model_fn         # NCF: model_fn = xla.estimator_model_fn(model_fn)
+    assert xla.estimator_model_fn()(model_fn) is model_fn        # @xla.estimator_model_fn()
+
+
+def test_jit_scope_builds_ops_without_xla_marks():
+    with tf.Graph().as_default():
+        with _v1.contrib.compiler.jit.experimental_jit_scope():
+            product = tf.constant(2.0) * 3.0
+        with pytest.raises(ValueError):
+            product.op.get_attr("_XlaCompile")
+
+
+def _frozen_graph():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = _v1.placeholder(tf.float32, [None, 2], name="x")
+        tf.nn.relu(tf.matmul(x, tf.constant([[1.0, -1.0], [2.0, 0.5]])), name="y")
+    return graph.as_graph_def()
+
+
+def test_tensorrt_create_inference_graph_returns_the_graph_unconverted_with_one_warning(caplog):
+    import tensorflow.contrib.tensorrt as trt
+
+    from npu_bridge.tf1compat.contrib import tensorrt as module
+
+    module._warned.clear()
+    frozen = _frozen_graph()
+    with caplog.at_level(logging.WARNING, logger=module.__name__):
+        converted = trt.create_inference_graph(input_graph_def=frozen, outputs=["y"], max_batch_size=8,
+                                               max_workspace_size_bytes=1 << 29, precision_mode="FP16")
+        trt.create_inference_graph(frozen, ["y"])
+    assert converted == frozen and converted is not frozen
+    assert len([r for r in caplog.records if "returned unconverted" in r.getMessage()]) == 1
+    with tf.Graph().as_default(), _v1.Session() as sess:
+        (y,) = tf.import_graph_def(converted, return_elements=["y:0"])
+        np.testing.assert_allclose(sess.run(y, {"import/x:0": [[1.0, 2.0]]}), [[5.0, 0.0]])
+    with pytest.raises(ContribRemovedError, match=r"tf\.contrib\.tensorrt\.create_inference_graph of a SavedModel"):
+        trt.create_inference_graph(None, ["y"], input_saved_model_dir="/tmp/model")
+    with pytest.raises(ValueError, match="precision_mode 'INT4'"):
+        trt.create_inference_graph(frozen, ["y"], precision_mode="INT4")
+
+
+def test_cloud_bigtable_client_imports_and_creating_it_names_the_symbol_and_its_replacement():
+    from tensorflow.contrib.cloud import BigtableClient
+
+    assert _v1.contrib.cloud.BigtableClient is BigtableClient
+    with pytest.raises(ContribRemovedError, match=r"tf\.contrib\.cloud\.BigtableClient is not provided.*"
+                                                  r"google-cloud-bigtable"):
+        BigtableClient("project", "instance")
+
+
+def _warp_reference(image, flow):
+    """TF 1.15's dense_image_warp in numpy: sample at (y - dy, x - dx), corners clamped to [0, size - 2],
+    weights to [0, 1]."""
+    batch, height, width, _ = image.shape
+    out = np.zeros_like(image)
+    for b in range(batch):
+        for y in range(height):
+            for x in range(width):
+                qy, qx = y - flow[b, y, x, 0], x - flow[b, y, x, 1]
+                y0 = int(min(max(0.0, np.floor(qy)), height - 2))
+                x0 = int(min(max(0.0, np.floor(qx)), width - 2))
+                ay, ax = np.clip(qy - y0, 0, 1), np.clip(qx - x0, 0, 1)
+                top = ax * (image[b, y0, x0 + 1] - image[b, y0, x0]) + image[b, y0, x0]
+                bottom = ax * (image[b, y0 + 1, x0 + 1] - image[b, y0 + 1, x0]) + image[b, y0 + 1, x0]
+                out[b, y, x] = ay * (bottom - top) + top
+    return out
+
+
+def test_dense_image_warp_matches_tf_1_15s_bilinear_warp_including_points_outside_the_image():
+    rng = np.random.default_rng(11)
+    image = rng.random((2, 5, 6, 3)).astype(np.float32)
+    flow = (rng.normal(size=(2, 5, 6, 2)) * 2.5).astype(np.float32)    # some points land outside
+    with tf.Graph().as_default(), _v1.Session() as sess:
+        images = _v1.placeholder(tf.float32, [None, None, None, 3])
+        flows = tf.constant(flow)
+        warped = _v1.contrib.image.dense_image_warp(images, flows)
+        (flow_gradient,) = tf.gradients(tf.reduce_sum(warped), [flows])
+        identity = _v1.contrib.image.dense_image_warp(tf.constant(image), tf.zeros_like(flow))
+        got, gradient, same = sess.run([warped, flow_gradient, identity], {images: image})
+    assert warped.op.name.startswith("dense_image_warp/")
+    np.testing.assert_allclose(got, _warp_reference(image, flow), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(same, image, rtol=1e-6)
+    assert np.abs(gradient).sum() > 0         # differentiable in the flow, as optical-flow losses need
+    with pytest.raises(ValueError, match="height must be at least 2"):
+        _v1.contrib.image.dense_image_warp(np.zeros((1, 1, 4, 1), np.float32), np.zeros((1, 1, 4, 2), np.float32))
+
+
+_DEVICES = [f"/job:localhost/replica:0/task:0/device:CPU:{index}" for index in range(4)]
+
+
+def _on_devices(values):
+    tensors = []
+    for device, value in zip(_DEVICES, values):
+        with tf.device(device):
+            tensors.append(tf.constant(value))
+    return tensors
+
+
+def test_all_reduce_builders_give_every_device_the_reduction_on_its_own_device():
+    from tensorflow.contrib.all_reduce.python import all_reduce
+
+    rng = np.random.default_rng(2)
+    values = [rng.normal(size=(3, 5)).astype(np.float32) for _ in _DEVICES]
+    with tf.Graph().as_default():
+        tensors = _on_devices(values)
+        quarter = lambda t: t / 4                                 # noqa: E731  (a ported script's un_op)
+        built = {   # GNMT's variable_mgr calls, one per --all_reduce_spec
+            "xring": all_reduce.build_ring_all_reduce(tensors, 1, 2, [0, 1, 2, 3], tf.add),
+            "pscpu": all_reduce.build_shuffle_all_reduce(tensors, _DEVICES[:3], tf.add_n),
+            "nccl": all_reduce.build_nccl_all_reduce(tensors, tf.add),
+            "nccl/xring": all_reduce.build_nccl_then_ring(tensors, 1, tf.add, un_op=quarter),
+            "nccl/rechd": all_reduce.build_nccl_then_recursive_hd(tensors, tf.add),
+            "nccl/pscpu": all_reduce.build_nccl_then_shuffle(tensors, _DEVICES[:1], tf.add, tf.add_n),
+            "pscpu/pscpu": all_reduce.build_shuffle_then_shuffle(tensors, _DEVICES[:1], _DEVICES[1:2], tf.add_n),
+            "ring_mean": all_reduce.build_ring_all_reduce(tensors, 1, 1, [0, 1, 2, 3], tf.add, un_op=quarter),
+        }
+        flat = [tf.reshape(tensor, [15])[:12] for tensor in tensors]
+        built["rechd"] = all_reduce.build_recursive_hd_all_reduce(flat, tf.add)
+        for name, outputs in built.items():
+            if name != "rechd":
+                assert [t.device for t in outputs] == _DEVICES, name
+        with _v1.Session(config=_v1.ConfigProto(device_count={"CPU": 4})) as sess:
+            got = sess.run(built)
+        with pytest.raises(ValueError, match="power of 2"):
+            all_reduce.build_recursive_hd_all_reduce(tensors[:3], tf.add)
+        with pytest.raises(ValueError, match="NCCL reduces only with tf.add"):
+            all_reduce.build_nccl_all_reduce(tensors, tf.multiply)
+        with pytest.raises(ValueError, match="2 or more"):
+            all_reduce.build_ring_all_reduce(tensors[:1], 1, 1, [0], tf.add)
+    total = sum(values)
+    for name, outputs in got.items():
+        expected = {"rechd": total.reshape(-1)[:12], "nccl/xring": total / 4, "ring_mean": total / 4}.get(name, total)
+        assert len(outputs) == 4
+        for output in outputs:
+            np.testing.assert_allclose(output, expected, rtol=1e-5, atol=1e-6, err_msg=name)
