@@ -138,8 +138,8 @@ def test_quantize_rewrites_and_missing_names_raise_one_clear_error():
         from tensorflow.contrib.seq2seq import BeamSearchDecoder  # noqa: F401
     with pytest.raises(ImportError, match=r"tf\.contrib\.gan is not provided.*tensorflow_gan"):
         import tensorflow.contrib.gan  # noqa: F401
-    with pytest.raises(ImportError, match=r"tf\.contrib\.cudnn_rnn is not provided"):
-        v1.contrib.cudnn_rnn.CudnnLSTM  # noqa: B018  (the lookup is what raises)
+    with pytest.raises(ImportError, match=r"tf\.contrib\.cudnn_rnn\.CudnnRNNTanh is not provided"):
+        v1.contrib.cudnn_rnn.CudnnRNNTanh  # noqa: B018  (the lookup is what raises)
 
 
 def test_contrib_costs_nothing_when_a_script_never_names_it(tmp_path):

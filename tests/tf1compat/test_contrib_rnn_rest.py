@@ -125,3 +125,148 @@ def test_bidirectional_functional_rnn_reads_each_sequence_backwards_within_its_l
     want_bw, want_state_bw = _numpy_tanh_rnn(_reverse_within(x, lengths), kernel_bw, bias_bw, lengths)
     np.testing.assert_allclose(got_bw, _reverse_within(want_bw, lengths), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got_state_bw, want_state_bw, rtol=1e-5, atol=1e-6)
+
+
+def _by_name():
+    """The graph's variables by name, to fetch in the same run as the outputs (a new run starts them afresh)."""
+    return {v.op.name: v for v in v1.global_variables()}
+
+
+def test_cudnn_lstm_runs_gnmts_stack_with_the_compatible_cells_arithmetic_and_names():
+    from tensorflow.contrib.cudnn_rnn.python.layers import cudnn_rnn
+
+    rng = np.random.RandomState(3)
+    x = rng.randn(4, 2, 3).astype(np.float32)       # time-major, as cuDNN takes it
+    h0, c0 = (rng.randn(2, 2, 5).astype(np.float32) for _ in range(2))
+    lstm = v1.contrib.cudnn_rnn.CudnnLSTM(num_layers=2, num_units=5, direction=cudnn_rnn.CUDNN_RNN_UNIDIRECTION,
+                                          dtype=tf.float32, dropout=0.5)
+    outputs, (h, c) = lstm(x, initial_state=(h0, c0), training=False)
+    prefix = "cudnn_lstm/rnn/multi_rnn_cell/cell_{}/cudnn_compatible_lstm_cell/"
+    assert [v.op.name for v in lstm.trainable_variables] == [
+        prefix.format(0) + "kernel", prefix.format(0) + "bias", prefix.format(1) + "kernel",
+        prefix.format(1) + "bias"]
+    assert outputs.shape.as_list() == [4, 2, 5] and h.shape.as_list() == c.shape.as_list() == [2, 2, 5]
+    got_outputs, got_h, got_c, weights = _run([outputs, h, c, _by_name()])
+    layer_input, want_h, want_c = x, [], []
+    for layer in range(2):      # cuDNN's LSTM: no forget bias; layer 1 reads layer 0's outputs (no dropout: eval)
+        layer_input, final_c, final_h = _numpy_lstm(layer_input, weights[prefix.format(layer) + "kernel"],
+                                                    weights[prefix.format(layer) + "bias"], forget_bias=0.0,
+                                                    h=h0[layer], c=c0[layer])
+        want_h.append(final_h)
+        want_c.append(final_c)
+    np.testing.assert_allclose(got_outputs, layer_input, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_h, np.stack(want_h), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_c, np.stack(want_c), rtol=1e-5, atol=1e-6)
+
+
+def test_bidirectional_cudnn_lstm_concatenates_directions_and_stacks_states_forward_first():
+    x = np.random.RandomState(4).randn(3, 2, 4).astype(np.float32)
+    outputs, (h, c) = v1.contrib.cudnn_rnn.CudnnLSTM(
+        num_layers=1, num_units=3, direction="bidirectional", dropout=0.0, seed=1,
+        kernel_initializer=v1.get_variable_scope().initializer, bias_initializer=tf.zeros_initializer())(x)
+    names = [v.op.name for v in v1.trainable_variables()]
+    assert names == [f"cudnn_lstm/stack_bidirectional_rnn/cell_0/bidirectional_rnn/{direction}/"
+                     f"cudnn_compatible_lstm_cell/{weight}" for direction in ("fw", "bw") for weight in ("kernel", "bias")]
+    got_outputs, got_h, got_c, weights = _run([outputs, h, c, _by_name()])
+    fw, fw_c, fw_h = _numpy_lstm(x, weights[names[0]], weights[names[1]], forget_bias=0.0)
+    bw, bw_c, bw_h = _numpy_lstm(x[::-1], weights[names[2]], weights[names[3]], forget_bias=0.0)
+    np.testing.assert_allclose(got_outputs, np.concatenate([fw, bw[::-1]], 2), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_h, np.stack([fw_h, bw_h]), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_c, np.stack([fw_c, bw_c]), rtol=1e-5, atol=1e-6)
+
+
+def _numpy_cudnn_gru(x, weights, prefix, lengths):
+    """Time-major cuDNN GRU (reset gate applied after the recurrent matmul), frozen past each length."""
+    gate_kernel, gate_bias = weights[prefix + "gates/kernel"], weights[prefix + "gates/bias"]
+    units = gate_bias.shape[0] // 2
+    h = np.zeros((x.shape[1], units), np.float32)
+    outputs = []
+    for t, step in enumerate(x):
+        reset, update = np.split(_sigmoid(np.concatenate([step, h], 1) @ gate_kernel + gate_bias), 2, axis=1)
+        candidate = np.tanh(step @ weights[prefix + "candidate/input_projection/kernel"]
+                            + weights[prefix + "candidate/input_projection/bias"]
+                            + reset * (h @ weights[prefix + "candidate/hidden_projection/kernel"]
+                                       + weights[prefix + "candidate/hidden_projection/bias"]))
+        new_h = (1 - update) * candidate + update * h
+        running = (t < lengths)[:, None]
+        h = np.where(running, new_h, h)
+        outputs.append(np.where(running, new_h, 0))
+    return np.stack(outputs), h
+
+
+def test_cudnn_gru_with_dien_s_sequence_lengths_zeroes_outputs_past_each_length():
+    from tensorflow.contrib.cudnn_rnn.python.layers import CudnnGRU
+
+    x = np.random.RandomState(5).randn(4, 3, 2).astype(np.float32)
+    lengths = np.array([4, 1, 3], np.int32)
+    gru = CudnnGRU(num_layers=1, num_units=3)
+    outputs, (h,) = gru(inputs=x, sequence_lengths=lengths)
+    prefix = "cudnn_gru/rnn/multi_rnn_cell/cell_0/cudnn_compatible_gru_cell/"
+    assert sorted(v.op.name for v in gru.trainable_variables) == sorted(prefix + name for name in (
+        "gates/kernel", "gates/bias", "candidate/input_projection/kernel", "candidate/input_projection/bias",
+        "candidate/hidden_projection/kernel", "candidate/hidden_projection/bias"))
+    got_outputs, got_h, weights = _run([outputs, h, _by_name()])
+    want_outputs, want_h = _numpy_cudnn_gru(x, weights, prefix, lengths)
+    np.testing.assert_allclose(got_outputs, want_outputs, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_h, want_h[None], rtol=1e-5, atol=1e-6)
+
+
+def test_cudnn_layers_start_each_cudnn_matrix_and_bias_on_its_own_as_tf115_did():
+    def rows_of_each_block(shape, dtype=None, partition_info=None):    # cuDNN's matrices are [units, rows]
+        return tf.fill(shape, tf.cast(shape[1], dtype))
+
+    inputs = tf.zeros([2, 1, 4])
+    v1.contrib.cudnn_rnn.CudnnLSTM(1, 3, kernel_initializer=rows_of_each_block,
+                                   bias_initializer=v1.constant_initializer(0.5))(inputs)
+    v1.contrib.cudnn_rnn.CudnnGRU(1, 3, kernel_initializer=rows_of_each_block,
+                                  bias_initializer=v1.constant_initializer(0.5))(inputs)
+    weights = _run(_by_name())
+    lstm = "cudnn_lstm/rnn/multi_rnn_cell/cell_0/cudnn_compatible_lstm_cell/"
+    gru = "cudnn_gru/rnn/multi_rnn_cell/cell_0/cudnn_compatible_gru_cell/"
+    # input rows drawn as [units, input_size] matrices, recurrent rows as [units, units]; a gate's two biases add
+    np.testing.assert_array_equal(weights[lstm + "kernel"][:, 0], [4, 4, 4, 4, 3, 3, 3])
+    np.testing.assert_array_equal(weights[lstm + "bias"], np.ones(12))
+    np.testing.assert_array_equal(weights[gru + "gates/kernel"][:, -1], [4, 4, 4, 4, 3, 3, 3])
+    np.testing.assert_array_equal(weights[gru + "gates/bias"], np.ones(6))
+    np.testing.assert_array_equal(weights[gru + "candidate/input_projection/kernel"], np.full((4, 3), 4))
+    np.testing.assert_array_equal(weights[gru + "candidate/hidden_projection/bias"], np.full(3, 0.5))
+
+
+def test_a_cudnn_lstm_checkpoint_restores_into_compatible_cells_as_jasper_infers(tmp_path):
+    x = np.random.RandomState(6).randn(3, 2, 4).astype(np.float32)
+    cudnn_rnn = v1.contrib.cudnn_rnn
+    layer = cudnn_rnn.CudnnLSTM(num_layers=2, num_units=3, name="cudnn_rnn")
+    layer.build(x.shape)            # as Jasper's language model does before calling it
+    trained, _ = layer(x)
+    with v1.Session() as sess:
+        sess.run(v1.global_variables_initializer())
+        want = sess.run(trained)
+        v1.train.Saver().save(sess, str(tmp_path / "model"))
+    with tf.Graph().as_default():
+        cell = v1.contrib.rnn.MultiRNNCell([cudnn_rnn.CudnnCompatibleLSTMCell(3) for _ in range(2)])
+        with v1.variable_scope("cudnn_rnn"):
+            inferred, _ = v1.nn.dynamic_rnn(cell, tf.constant(x), dtype=tf.float32, time_major=True)
+        with v1.Session() as sess:
+            v1.train.Saver().restore(sess, str(tmp_path / "model"))
+            np.testing.assert_allclose(sess.run(inferred), want, rtol=1e-5, atol=1e-6)
+
+
+def test_cudnn_dropout_falls_between_layers_only_and_batch_major_inputs_give_batch_major_outputs():
+    x = tf.constant(np.random.RandomState(7).randn(2, 5, 3).astype(np.float32))     # [batch, time, input]
+    two_layers = v1.contrib.cudnn_rnn.CudnnGRU(2, 4, dropout=0.9, seed=3)
+    training, _ = two_layers(x, time_major=False)
+    evaluating, _ = two_layers(x, time_major=False, training=False)
+    one_layer = v1.contrib.cudnn_rnn.CudnnGRU(1, 4, dropout=0.9)
+    one_training, _ = one_layer(tf.transpose(x, [1, 0, 2]))
+    one_evaluating, _ = one_layer(tf.transpose(x, [1, 0, 2]), training=False)
+    assert len(v1.trainable_variables()) == 18      # the second call of each layer reuses its variables
+    got_training, got_evaluating, got_one_training, got_one_evaluating = _run(
+        [training, evaluating, one_training, one_evaluating])
+    assert got_training.shape == (2, 5, 4) and not np.allclose(got_training, got_evaluating)
+    np.testing.assert_allclose(got_one_training, got_one_evaluating, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"CudnnLSTM: input_mode 'skip_input' is not provided.*linear_input"):
+        v1.contrib.cudnn_rnn.CudnnLSTM(1, 3, input_mode="skip_input")
+    with pytest.raises(ValueError, match=r"CudnnGRU expects inputs \[time, batch, input_size\]"):
+        v1.contrib.cudnn_rnn.CudnnGRU(1, 3)(tf.zeros([2, 3]))
+    with pytest.raises(ImportError, match=r"tf\.contrib\.cudnn_rnn\.CudnnRNNTanh is not provided"):
+        v1.contrib.cudnn_rnn.CudnnRNNTanh  # noqa: B018  (the lookup is what raises)

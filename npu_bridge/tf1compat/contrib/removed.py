@@ -15,8 +15,9 @@ REPLACEMENTS = {
     "contrib.cloud": "the google-cloud client libraries",
     "contrib.cloud.BigtableClient": "the google-cloud-bigtable client, reading the rows into a tf.data pipeline",
     "contrib.compiler": "tf.function(jit_compile=True) (XLA); NPU graphs are compiled whole, nothing to mark",
-    "contrib.cudnn_rnn": "tf.compat.v1.nn.rnn_cell.LSTMCell / GRUCell with tf.compat.v1.nn.dynamic_rnn "
-                         "(cuDNN kernels run on GPUs only)",
+    "contrib.cudnn_rnn": "tf.contrib.rnn.BasicRNNCell with tf.compat.v1.nn.dynamic_rnn for the tanh / relu RNN "
+                         "layers; CudnnLSTM / CudnnGRU need no saveable here (their variables carry the canonical "
+                         "names)",
     "contrib.eager": "TensorFlow 2's eager execution (tf.function, tf.GradientTape)",
     "contrib.ffmpeg": "tf.audio.decode_wav or an external decoder",
     "contrib.gan": "the tensorflow_gan package",
