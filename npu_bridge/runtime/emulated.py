@@ -20,8 +20,9 @@ from npu_bridge import tf_private
 from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.precision import rewrite
+from npu_bridge.core.precision.incremental import Rewritten, rewrite_increment
 from npu_bridge.core.soc import saturates
-from npu_bridge.runtime import incremental, log, observers, user_errors
+from npu_bridge.runtime import log, observers, user_errors
 from npu_bridge.runtime.callables import OptionsCallable
 from npu_bridge.runtime.plans import Plan, cache_plan, cached_plan, plan_key, subfeeds
 from npu_bridge.runtime.program import Program, fingerprints
@@ -51,7 +52,7 @@ class EmulatedSession:
         self._partial_runs = {}
         self._warned = set()    # the report's warnings already logged: a graph rewritten again repeats them
         self._steps = {}        # plan signature -> steps executed (run observers number steps per signature)
-        self._running = None    # incremental.RunningGraph: the user GraphDef the program was rewritten from
+        self._running = None    # core Rewritten: the user GraphDef the program was rewritten from, and its result
         # The device's float16 overflow mode (soc default or set_device_sat_mode), fixed when the session first
         # rewrites its graph: every later rewrite of this session uses it, so the running graph and the ops
         # added to it clamp alike and the report's overflow_mode stays true.
@@ -167,10 +168,10 @@ class EmulatedSession:
                 return program
             if self.saturation is None:
                 self.saturation = saturates(self.options.soc)
-            result = self._rewrite_added(program, graph_def)
-            if result is not None:
-                added = result.graph_def.node[len(program.result.graph_def.node):]
-                program.extend_to(result, version, added_nodes=added)
+            increment = self._rewrite_added(program, graph_def)
+            if increment is not None:
+                result = increment.result
+                program.extend_to(result, version, added_nodes=increment.added)
                 how = "extended with the ops added since the last run (those rewritten alone)"
             else:
                 result = rewrite(graph_def, self.options, lists=self.lists, customize=self.customize, log=False,
@@ -182,7 +183,7 @@ class EmulatedSession:
                     how = "extended with the ops added since the last run"
                 else:
                     program, how = self._rebuild(program, result, version)
-            self._running = incremental.RunningGraph(graph_def, result)
+            self._running = Rewritten(graph_def, result)
             self.program = program
             for observer in observers.active() + self.observers:
                 observer.program_ready(self, program)
@@ -195,12 +196,12 @@ class EmulatedSession:
             return program
 
     def _rewrite_added(self, program, graph_def):
-        """The rewrite of the grown graph from the running one and the added ops alone, or None (rewrite it all)."""
+        """The grown graph rewritten from the running one and the added ops alone, or None (rewrite it all)."""
         running = self._running
         if program is None or running is None or running.result is not program.result:
             return None
-        return incremental.rewrite_added(running, graph_def, self.options, self.lists, self.customize,
-                                         self.saturation)
+        return rewrite_increment(running, graph_def, self.options, lists=self.lists, customize=self.customize,
+                                 saturation=self.saturation)
 
     def _rebuild(self, program, result, version):
         lost = program.state_lost_on_rebuild()

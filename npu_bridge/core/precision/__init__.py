@@ -12,6 +12,7 @@ Modules, in the order the pass runs them:
     casts.py      attribute changes, shared Casts, the tensor map
     report.py     OpRecord per op; Report.summary/table/explain/to_json
     rewrite.py    rewrite(): private copy, error wrapping, logging
+    incremental.py  rewrite_increment(): the nodes added to a rewritten graph, with the full rewrite's records
 
 Reading a report when accuracy drops: `report.reduced()` lists every op computing in the reduced dtype;
 `report.explain(name)` walks from one of them back through the producers gray ops followed to the op whose

@@ -55,8 +55,9 @@ class CastBuilder:
         self.caused = {}
         self.created = []
         self.pending = {}       # name of a Cast to add -> (input Tensor, SrcT, DstT, device)
-        self.notes = {}         # op name -> sentences its report row adds (a constant it reads that rounds away)
-        self.warnings = []      # one sentence per such constant and dtype, for the log
+        # A constant the reduced dtype destroys where an op reads it: (the Cast reading it, the op, the sentence
+        # the op's report row adds, the warning for the log), once per constant and dtype.
+        self.findings = []
         self._checked = set()
         self._index_user_casts()
 
@@ -227,12 +228,23 @@ class CastBuilder:
         self.created.append(name)
         self.caused.setdefault(owner, []).append(name)
         if dst in REDUCED_DTYPES and producer is not None and producer.op in ("Const", "HostConst"):
-            self._check_constant(producer, dst, owner)
+            self._check_constant(producer, dst, owner, name)
         elif dst in REDUCED_DTYPES and producer is not None and producer.name in self.ctx.folded:
-            self._check_folded(producer, dst, owner)
+            self._check_folded(producer, dst, owner, name)
         return Tensor(name, 0)
 
-    def _check_constant(self, const, dtype, reader):
+    @property
+    def warnings(self):
+        return [warning for _, _, _, warning in self.findings]
+
+    def notes(self):
+        """{op name: [(Cast name, sentence its report row adds)]}."""
+        found = {}
+        for cast, reader, note, _ in self.findings:
+            found.setdefault(reader, []).append((cast, note))
+        return found
+
+    def _check_constant(self, const, dtype, reader, cast):
         """Note a small constant that the reduced dtype turns into 0 or +-inf where `reader` reads it: an epsilon of
         1e-8 is 0 in float16 and a -1e9 attention mask is -inf, the faults docs/BEHAVIOUR.md §7 says users hunt."""
         if (const.name, dtype) in self._checked:
@@ -241,11 +253,11 @@ class CastBuilder:
         problem = constant_range_problem(const.node_def, dtype, self.ctx.saturation)
         if problem is None:
             return
-        self.notes.setdefault(reader, []).append(f"reads constant '{const.name}' ({problem})")
-        self.warnings.append(f"constant '{const.name}' ({problem}) where op '{reader}' reads it in "
-                             f"{dtype_name(dtype)}")
+        self.findings.append((cast, reader, f"reads constant '{const.name}' ({problem})",
+                              f"constant '{const.name}' ({problem}) where op '{reader}' reads it in "
+                              f"{dtype_name(dtype)}"))
 
-    def _check_folded(self, node, dtype, reader):
+    def _check_folded(self, node, dtype, reader, cast):
         """The same for a value the graph engine folds from constants before the run (`Fill * Const` building a
         -2**32+1 attention mask): the folded value itself is checked where numpy can compute it (folding.py), so a
         -1e9 times a zero mask is no fault and 1e-4 * 1e-4 is; otherwise the constants it is computed from are (a
@@ -257,18 +269,18 @@ class CastBuilder:
         if value is not None:
             problem = array_range_problem(value, dtype, self.ctx.saturation)
             if problem is not None:
-                self._warn_folded(node, dtype, reader, f"folded from constants before the run: {problem}")
+                self._warn_folded(node, dtype, reader, cast, f"folded from constants before the run: {problem}")
             return
         for const in _folded_constants(self.graph, node, self.ctx.folded):
             problem = constant_range_problem(const.node_def, dtype, self.ctx.saturation)
             if problem is not None:
-                self._warn_folded(node, dtype, reader,
+                self._warn_folded(node, dtype, reader, cast,
                                   f"folded from constants before the run; its constant '{const.name}': {problem}")
                 return
 
-    def _warn_folded(self, node, dtype, reader, how):
-        self.notes.setdefault(reader, []).append(f"reads constant '{node.name}' ({how})")
-        self.warnings.append(f"constant '{node.name}' ({how}) where op '{reader}' reads it in {dtype_name(dtype)}")
+    def _warn_folded(self, node, dtype, reader, cast, how):
+        self.findings.append((cast, reader, f"reads constant '{node.name}' ({how})",
+                              f"constant '{node.name}' ({how}) where op '{reader}' reads it in {dtype_name(dtype)}"))
 
     def _tensor_map(self):
         tensor_map = {}

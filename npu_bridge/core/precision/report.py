@@ -45,7 +45,7 @@ class Report:
 
     Records are built on first access: the runtime rewrites on every graph change and mostly needs only
     summary(), so a 10k-node graph does not pay for 10k records it may never read.
-    `rows` is a function returning (OpRecord field tuples in graph order, {gray op: producer it followed});
+    `rows` is a function returning (the OpRecords in graph order, {gray op: producer it followed});
     `n_ops` and `n_reduced` are counted by the pass so that summary() never calls it.
     `warnings`: sentences about values the reduced dtype destroys (a constant that rounds to 0 or overflows where
     an op reads it reduced), logged with the summary; the ops involved say it in their reason too.
@@ -70,8 +70,7 @@ class Report:
         self._by_name = None
 
     def _build(self):
-        rows, self._followed = self._make_rows()
-        self._records = [OpRecord(*row) for row in rows]
+        self._records, self._followed = self._make_rows()
         self._make_rows = None
 
     @property

@@ -5,6 +5,7 @@ exactly as it was; every failure surfaces as PrecisionPassError naming the node 
 """
 from functools import lru_cache
 from types import MappingProxyType
+from typing import NamedTuple
 
 from tensorflow.core.framework import graph_pb2
 from tensorflow.python.platform import tf_logging
@@ -15,7 +16,7 @@ from npu_bridge.core.gcpause import collector_paused
 from npu_bridge.core.graph import Graph
 from npu_bridge.core.precision.casts import CastBuilder, CastPlanError
 from npu_bridge.core.precision.decide import CALL, Decider, GraphStructureError
-from npu_bridge.core.precision.report import Report, RewriteResult
+from npu_bridge.core.precision.report import OpRecord, Report, RewriteResult
 from npu_bridge.core.precision.rules import FOLLOWED, OpFacts, RuleViolation
 from npu_bridge.core.precision.saturation import saturate
 from npu_bridge.core.precision.typeattrs import (
@@ -33,7 +34,7 @@ _FOLDED_SHAPES = frozenset({"Shape", "ShapeN"})
 class PassContext:
     """Everything the pass knows about one graph and one configuration, with per-op-type caches."""
 
-    def __init__(self, graph_def, options, lists, customize, saturation=False):
+    def __init__(self, graph_def, options, lists, customize, saturation=False, paired_relus=None):
         from npu_bridge.core import tf_to_ir
 
         self._tf_to_ir = tf_to_ir
@@ -52,7 +53,7 @@ class PassContext:
         self._facts = {}
         self._facts_by_op = {}
         self._by_axis = {}
-        self._paired_relus = None
+        self._paired_relus = paired_relus   # None: found in this graph when first needed
 
     def signature(self, node):
         self.current = node.name
@@ -130,19 +131,22 @@ class PassContext:
         return self.customize.rule_for(node.name, _customizable(node.op, facts.ir_candidates))
 
 
-def rewrite(graph_def, options, *, lists=None, customize=None, log=True, saturation=None):
-    """Apply the NPU precision rules of `options` to a copy of `graph_def`; see docs/DESIGN.md core.precision.
+class PassRun(NamedTuple):
+    """What one run of the pass over a private copy of a GraphDef produced, before it becomes a Report."""
 
-    `lists` and `customize` (the parsed modify_mixlist lists and customize_dtypes file) are read from the files
-    `options` names when not given; a session passes the ones it read when it was created, so its files are read
-    once and warned about once however often its graph is rewritten.
+    graph_def: graph_pb2.GraphDef       # the rewritten copy
+    ctx: PassContext
+    plans: dict                         # node name -> NodePlan
+    facts: dict                         # node name -> OpFacts (nodes the lists decided)
+    builder: CastBuilder                # originals, the Casts created and what each op caused
+    tensor_map: dict                    # user tensor name -> TensorRef
+    n_clamped: int
+    warnings: list                      # the Decider's (customize_dtypes lines that pin less than they say)
 
-    `log=False` leaves the one-line summary to the caller (the runtime adds how the graph was built; the CLI
-    prints it itself), so each rewrite is logged exactly once.
 
-    `saturation`: float16 overflow gives +-65504 (True) or inf (False); None: the device's mode, i.e. the soc's
-    default unless npu_plugin.set_device_sat_mode chose one (saturation.py).
-    """
+def pass_inputs(options, lists=None, customize=None, saturation=None):
+    """(lists, customize, saturation) as rewrite() uses them: read from the options' files and the device's mode
+    when not given; customize is None when no file applies (none named, or must_keep_origin_dtype)."""
     if lists is None:
         from npu_bridge.core.mixlist import build_precision_lists
 
@@ -155,22 +159,28 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True, saturat
         customize = load_customize_dtypes(options.customize_dtypes, lists.library)
     if saturation is None:
         saturation = saturates(options.soc)
+    return lists, customize, saturation
+
+
+def run_pass(graph_def, options, lists, customize, saturation, paired_relus=None):
+    """Run the pass's stages on a copy of `graph_def`; every failure is a PrecisionPassError naming the node.
+
+    `paired_relus`: the names of the Relus a ReluGrad reads as features (the engine's ReluV2 / ReluGradV2
+    fusion), when `graph_def` is part of a larger graph whose ReluGrads it may lack; None: found in `graph_def`.
+    """
     work = graph_pb2.GraphDef()
     work.CopyFrom(graph_def)
     ctx = None
     # The pass allocates a few small objects per node (see core.gcpause).
     with collector_paused():
         try:
-            ctx = PassContext(work, options, lists, customize, saturation)
+            ctx = PassContext(work, options, lists, customize, saturation, paired_relus)
             decider = Decider(ctx)
             plans = decider.run()
             ctx.folded = decider.folded
             builder = CastBuilder(ctx, plans, decider.signatures, decider.changed)
             tensor_map = builder.apply()
             n_clamped = saturate(ctx.graph, builder, tensor_map, decider.folded) if saturation else 0
-            warnings = [*decider.warnings, *_unmatched_names(ctx), *_function_bodies(work, builder, plans),
-                        *builder.warnings]
-            report = _report(options, builder, plans, decider.facts, saturation, n_clamped, warnings)
         except GraphStructureError as error:
             raise PrecisionPassError(error.node, "graph structure", str(error)) from None
         except CastPlanError as error:
@@ -186,11 +196,33 @@ def rewrite(graph_def, options, *, lists=None, customize=None, log=True, saturat
         except Exception as error:
             node = ctx.current if ctx else "?"
             raise PrecisionPassError(node, "internal", f"{type(error).__name__}: {error}") from error
+    return PassRun(work, ctx, plans, decider.facts, builder, tensor_map, n_clamped, list(decider.warnings))
+
+
+def rewrite(graph_def, options, *, lists=None, customize=None, log=True, saturation=None):
+    """Apply the NPU precision rules of `options` to a copy of `graph_def`; see docs/DESIGN.md core.precision.
+
+    `lists` and `customize` (the parsed modify_mixlist lists and customize_dtypes file) are read from the files
+    `options` names when not given; a session passes the ones it read when it was created, so its files are read
+    once and warned about once however often its graph is rewritten.
+
+    `log=False` leaves the one-line summary to the caller (the runtime adds how the graph was built; the CLI
+    prints it itself), so each rewrite is logged exactly once.
+
+    `saturation`: float16 overflow gives +-65504 (True) or inf (False); None: the device's mode, i.e. the soc's
+    default unless npu_plugin.set_device_sat_mode chose one (saturation.py).
+    """
+    lists, customize, saturation = pass_inputs(options, lists, customize, saturation)
+    done = run_pass(graph_def, options, lists, customize, saturation)
+    builder = done.builder
+    warnings = [*done.warnings, *unmatched_names(customize, done.ctx.graph.nodes), *function_bodies(done),
+                *builder.warnings]
+    report = _report(options, done, saturation, warnings)
     if log:
         tf_logging.info(report.summary())
         for warning in report.warnings:
             tf_logging.warning("NpuOptimizer %s: %s", options.mode_name, warning)
-    return RewriteResult(work, report, MappingProxyType(tensor_map))
+    return RewriteResult(done.graph_def, report, MappingProxyType(done.tensor_map))
 
 
 @lru_cache(maxsize=None)
@@ -212,16 +244,16 @@ def _plain_ir_type(op_type):
     return tf_to_ir.ir_candidates(op_type)[0]
 
 
-def _unmatched_names(ctx):
-    """customize_dtypes lines naming a node the graph does not have: they pin nothing (silently, on the NPU).
+def unmatched_names(customize, names):
+    """customize_dtypes lines naming a node not among `names`: they pin nothing (silently, on the NPU).
 
     The first _MAX_UNMATCHED_WARNINGS each get a warning, the rest one summary: a file written for another model
     can name hundreds of thousands of nodes.
     """
-    if ctx.customize is None:
+    if customize is None:
         return []
-    path = ctx.customize.path
-    unmatched = [(name, rule) for name, rule in ctx.customize.by_name.items() if name not in ctx.graph.nodes]
+    path = customize.path
+    unmatched = [(name, rule) for name, rule in customize.by_name.items() if name not in names]
     warnings = [f"customize_dtypes [{path}] line {rule.line}: the graph has no op named '{name}', so the line pins "
                 "nothing (the real adapter ignores it silently; check the name against the graph, e.g. "
                 "tf.get_default_graph().get_operations())" for name, rule in unmatched[:_MAX_UNMATCHED_WARNINGS]]
@@ -236,21 +268,22 @@ def _unmatched_names(ctx):
 _MAX_UNMATCHED_WARNINGS = 20
 
 
-def _function_bodies(graph_def, builder, plans):
-    """One warning naming the functions the pass leaves as written (tf.function bodies, control flow v2), which the
+def function_bodies(done):
+    """One warning naming the functions the pass left as written (tf.function bodies, control flow v2), which the
     NPU compiles like any other ops: what they reduce there is not reduced here."""
+    library = done.graph_def.library.function
     called = {}
-    for node in builder.originals:
-        if plans[node.name] is not CALL:
+    for node in done.builder.originals:
+        if done.plans[node.name] is not CALL:
             continue
-        names = [node.op] if node.op in {f.signature.name for f in graph_def.library.function} else []
+        names = [node.op] if node.op in {f.signature.name for f in library} else []
         for value in node.node_def.attr.values():
             names += [value.func.name] if value.HasField("func") else [f.name for f in value.list.func]
         for name in names:
             called.setdefault(name, node.name)
     if not called:
         return []
-    sizes = {f.signature.name: len(f.node_def) for f in graph_def.library.function}
+    sizes = {f.signature.name: len(f.node_def) for f in library}
     first, caller = next(iter(called.items()))
     more = f" and {len(called) - 1} more function(s) ({', '.join(list(called)[1:4])}...)" if len(called) > 1 else ""
     return [f"function '{first}' (called by op '{caller}'){more}, {sum(sizes.get(n, 0) for n in called)} ops in "
@@ -259,32 +292,36 @@ def _function_bodies(graph_def, builder, plans):
             "(tf.compat.v1.disable_control_flow_v2(), as npu-run does) and without tf.function to emulate them."]
 
 
-def _report(options, builder, plans, facts, saturation, n_clamped, warnings):
+def op_record(name, op, plan, facts, casts, notes):
+    """The report row of node `name` (of type `op`) decided by `plan`: `casts` names the Casts it caused, `notes`
+    the sentences its reason adds (constants it reads that the reduced dtype destroys)."""
+    found = facts.get(name) if plan.list_name != "-" else None
+    reason = plan.reason
+    if notes:
+        reason = f"{reason}; {'; '.join(notes)}"
+    if plan.followed:
+        reason = reason.replace(FOLLOWED, plan.followed)
+    return OpRecord(name, op, plan.ir_type or _plain_ir_type(op), plan.list_name, plan.decision, reason,
+                    tuple(casts), plan.emulated, found.list_origin if found else "")
+
+
+def _report(options, done, saturation, warnings):
     """The Report, with its per-op rows left to build until someone reads them.
 
     The row builder keeps the plans and each node's name and type, not the graph model, so a Report kept by
     the runtime does not hold the pass's working copy alive.
     """
+    builder, plans, facts = done.builder, done.plans, done.facts
     nodes = [(node.name, node.op) for node in builder.originals]
     reduced = options.reduced_dtype
     n_reduced = sum(1 for name, _ in nodes if plans[name].decision == reduced)
-    caused, notes = builder.caused, builder.notes
+    caused, notes = builder.caused, builder.notes()
 
     def rows():
-        found_rows, followed = [], {}
-        for name, op in nodes:
-            plan = plans[name]
-            found = facts.get(name) if plan.list_name != "-" else None
-            reason = plan.reason
-            if name in notes:
-                reason = f"{reason}; {'; '.join(notes[name])}"
-            if plan.followed:
-                followed[name] = plan.followed
-                reason = reason.replace(FOLLOWED, plan.followed)
-            found_rows.append((name, op, plan.ir_type or _plain_ir_type(op), plan.list_name, plan.decision, reason,
-                               tuple(caused.get(name, ())), plan.emulated, found.list_origin if found else ""))
-        return found_rows, followed
+        records = [op_record(name, op, plans[name], facts, caused.get(name, ()),
+                             [note for _, note in notes.get(name, ())]) for name, op in nodes]
+        return records, {name: plans[name].followed for name, _ in nodes if plans[name].followed}
 
     return Report(options.mode_name, options.soc, reduced, rows, len(nodes), n_reduced, len(builder.created),
                   tuple(warnings), overflow_mode="saturation" if saturation else "inf_nan",
-                  n_clamped=n_clamped)
+                  n_clamped=done.n_clamped)
