@@ -14,6 +14,7 @@ from tensorflow.python.client import session
 from tensorflow.python.training import session_run_hook
 
 from npu_bridge import activate as _activate
+from npu_bridge import tf_private as _tf_private
 from npu_bridge.estimator import npu_ops
 from npu_bridge.estimator.npu import keras_to_npu, npu_plugin, npu_rnn, npu_scope, npu_strategy, util
 from npu_bridge.estimator.npu.npu_plugin import npu_close
@@ -102,7 +103,7 @@ def npu_run_config_init(run_config=None):
     """Put the NpuOptimizer entry into an Estimator RunConfig's session_config (a new RunConfig if None)."""
     if not isinstance(run_config, _ESTIMATOR.RunConfig):
         run_config = _ESTIMATOR.RunConfig()
-    run_config.__dict__["_session_config"] = npu_config_proto(run_config.session_config)
+    _tf_private.set_run_config_session_config(run_config, npu_config_proto(run_config.session_config))
     return run_config
 
 

@@ -1,11 +1,106 @@
 """Every private TensorFlow API npu_bridge uses still exists in this TensorFlow (one test per API, named after
-it: a release that renames or drops one fails exactly that test), and the accessors do what the runtime needs."""
+it: a release that renames or drops one fails exactly that test), the accessors do what the runtime needs, and
+nothing outside npu_bridge/tf_private.py reaches into TensorFlow's private names."""
+import ast
+import importlib
+import pathlib
+
 import pytest
 import tensorflow as tf
 
 from npu_bridge import tf_private
 
 v1 = tf.compat.v1
+PACKAGE = pathlib.Path(tf_private.__file__).resolve().parent
+
+# Private-looking accesses outside tf_private that are not TensorFlow's, each with why (file, expression).
+NOT_TENSORFLOW = {
+    ("__init__.py", "sys._getframe"): "the standard library's caller frame",
+    ("core/options.py", "sys._getframe"): "the standard library's caller frame",
+    ("tf1compat/removed.py", "sys._getframe"): "the standard library's caller frame",
+    ("core/graph.py", "node._n_data"): "npu_bridge's own graph model",
+    ("core/precision/decide.py", "decision._replace"): "a namedtuple's public _replace",
+    ("core/precision/rules.py", "fallback._replace"): "a namedtuple's public _replace",
+    ("estimator/npu/npu_estimator.py", "spec._replace"): "EstimatorSpec is a namedtuple: its public _replace",
+    ("estimator/npu/npu_hook.py", "util._check_iterations"): "npu_bridge's own estimator.npu.util",
+    ("estimator/npu/npu_hook.py", "util._iterations_var"): "npu_bridge's own estimator.npu.util",
+    ("runtime/activation.py", "base._npu_emulation"): "an attribute npu_bridge itself adds to BaseSession",
+    ("runtime/activation.py", "base._npu_in_job"): "an attribute npu_bridge itself adds to BaseSession",
+    ("runtime/activation.py", "base._make_callable_from_options"):
+        "one of the BaseSession methods activation replaces (ACCESSED checks TensorFlow still has it)",
+    ("runtime/emulated.py", "getattr(tf_sess, '_npu_emulation', None)"): "the attribute activation adds",
+    ("tf1compat/contrib/tpu/cpu_estimator.py", "instance._tpu_batch_sizes"): "npu_bridge's own attribute",
+    ("tf1compat/estimator/exporting.py", "estimator._call_model_fn"): "npu_bridge's own Estimator",
+    ("tf1compat/estimator/exporting.py", "estimator._new_graph"): "npu_bridge's own Estimator",
+    ("tf1compat/estimator/run_config.py", "new._save_checkpoints_steps"): "npu_bridge's own RunConfig",
+    ("tf1compat/estimator/run_config.py", "new._save_checkpoints_secs"): "npu_bridge's own RunConfig",
+    ("tf1compat/estimator/run_config.py", "getattr(self, '_evaluation_master', '')"): "npu_bridge's own RunConfig",
+    ("tf1compat/removed.py", "training_module.Model._layers"):
+        "puts back the private name TF 1.15 scripts read, as a property naming its replacement",
+}
+
+
+def _package_trees():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name != "tf_private.py":
+            yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _private_name(name):
+    return isinstance(name, str) and name.startswith("_") and not name.startswith("__")
+
+
+def _private_accesses(tree):
+    """Expressions reaching a private name of an object other than self / cls / super(): `x._name`,
+    getattr / hasattr / setattr / delattr(x, "_name"), `x.__dict__["_name"]`, `from tensorflow... import _name`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private_name(node.attr):
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls") or \
+                    isinstance(owner, ast.Call) and ast.unparse(owner.func) == "super":
+                continue
+            yield ast.unparse(node)
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("getattr", "hasattr", "setattr", "delattr") \
+                and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and _private_name(node.args[1].value):
+            yield ast.unparse(node)
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("__dict__") \
+                and isinstance(node.slice, ast.Constant) and _private_name(node.slice.value):
+            yield ast.unparse(node)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tensorflow"):
+            yield from (f"from {node.module} import {alias.name}" for alias in node.names if _private_name(alias.name))
+
+
+def _tensorflow_python_imports():
+    """(file, module, name) of every `from tensorflow.python... import name` in the package outside tf_private."""
+    for where, tree in _package_trees():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tensorflow.python"):
+                yield from ((where, node.module, alias.name) for alias in node.names)
+            elif isinstance(node, ast.Import):
+                yield from ((where, alias.name, None) for alias in node.names
+                            if alias.name.startswith("tensorflow.python"))
+
+
+def test_no_private_tensorflow_access_outside_tf_private():
+    found = {(where, access) for where, tree in _package_trees() for access in _private_accesses(tree)}
+    assert sorted(found - set(NOT_TENSORFLOW)) == [], "reach these through npu_bridge/tf_private.py"
+    assert sorted(set(NOT_TENSORFLOW) - found) == [], "allowed accesses that no longer exist: remove them"
+
+
+def test_every_internal_module_imported_is_listed_with_why():
+    modules = {module for _, module, _ in _tensorflow_python_imports()}
+    assert sorted(modules - set(tf_private.INTERNAL_MODULES)) == []
+    assert sorted(set(tf_private.INTERNAL_MODULES) - modules) == [], "listed modules nothing imports any more"
+
+
+@pytest.mark.parametrize("name", sorted({f"{module}.{name}" if name else module
+                                         for _, module, name in _tensorflow_python_imports() if name != "*"}))
+def test_tensorflow_still_exports(name):
+    module, _, attribute = name.rpartition(".")
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        assert hasattr(importlib.import_module(module), attribute)
 
 
 @pytest.mark.parametrize("api", sorted(tf_private.ACCESSED))

@@ -18,6 +18,8 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
+from npu_bridge import tf_private
+
 
 def seed_everything(seed):
     """Seed Python's, numpy's and the default graph's generators."""
@@ -55,17 +57,15 @@ def _fresh_model_dirs(folder, seed):
     def init(self, *args, **kwargs):
         original(self, *args, **kwargs)
         fresh = os.path.join(folder, f"model_dir_{next(numbers)}")
-        users = self._config.model_dir
+        users = tf_private.estimator_config(self).model_dir
         if users and os.path.isdir(users):
             shutil.copytree(users, fresh)
         else:
             os.makedirs(fresh)
-        if hasattr(self, "_model_dir"):
-            self._model_dir = fresh
         changes = {"model_dir": fresh}
-        if seed is not None and self._config.tf_random_seed is None:
+        if seed is not None and tf_private.estimator_config(self).tf_random_seed is None:
             changes["tf_random_seed"] = seed
-        self._config = self._config.replace(**changes)
+        tf_private.set_estimator_config(self, tf_private.estimator_config(self).replace(**changes))
 
     base.__init__ = init
     try:

@@ -19,6 +19,7 @@ Ascend910's default) makes the reading 1. Without the emulation, or with no floa
 import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
 
+from npu_bridge import tf_private
 from npu_bridge.core.contract import STATUS_ATTR
 
 _V2_STATUS_SIZE = 8
@@ -28,7 +29,7 @@ def overflow_flag(inputs, name):
     """The register as a bool scalar, read after `inputs` (and whatever the caller's control scope holds)."""
     with tf.control_dependencies(inputs):
         flag = tf.identity(tf.constant(False), name=name)
-    flag.op._set_attr(STATUS_ATTR, attr_value_pb2.AttrValue(b=True))
+    tf_private.set_attr(flag.op, STATUS_ATTR, attr_value_pb2.AttrValue(b=True))
     return flag
 
 
@@ -38,7 +39,7 @@ def npu_alloc_float_status(name=None):
     with tf.name_scope(name, "NpuAllocFloatStatus"):
         buffer = tf.Variable(tf.zeros([1], tf.float32), trainable=False, collections=[], use_resource=False,
                              name="float_status")
-    return buffer._ref()
+    return tf_private.variable_ref(buffer)
 
 
 def npu_get_float_status(input_float, name=None):
@@ -48,7 +49,7 @@ def npu_get_float_status(input_float, name=None):
         shape = tf.shape(input_float)
         flag = overflow_flag([shape], "overflow")
         status = tf.fill(shape, tf.cast(flag, tf.float32))
-        if getattr(input_float, "dtype", tf.float32)._is_ref_dtype:
+        if tf_private.is_ref_dtype(getattr(input_float, "dtype", tf.float32)):
             return tf.assign(input_float, status, name=scope)
         return tf.identity(status, name=scope)
 

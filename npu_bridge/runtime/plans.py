@@ -234,7 +234,8 @@ class Plan:
             if run_options is not None:
                 options.run_options.CopyFrom(run_options)
             with self.program.lock:
-                call = self._callables.setdefault(key, self.program.session._make_callable_from_options(options))
+                call = self._callables.setdefault(
+                    key, tf_private.make_callable_from_options(self.program.session, options))
         return call
 
 

@@ -8,6 +8,7 @@ fine-tuned rather than trained again from fresh initial values.
 """
 import tensorflow.compat.v1 as tf
 
+from npu_bridge import tf_private
 from npu_bridge.estimator.npu.estimator_support import ESTIMATOR
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator
 from npu_bridge.tf1compat.estimator_paths import tensorflow_has_estimator
@@ -31,4 +32,4 @@ def model_to_npu_estimator(keras_model=None, keras_model_path=None, custom_objec
         keras_model=keras_model, keras_model_path=keras_model_path, custom_objects=custom_objects,
         model_dir=model_dir, config=ESTIMATOR.RunConfig(model_dir=model_dir), checkpoint_format=checkpoint_format)
     return NPUEstimator(model_fn=keras_estimator.model_fn, model_dir=keras_estimator.model_dir, config=config,
-                        job_start_file=job_start_file, warm_start_from=keras_estimator._warm_start_settings)
+                        job_start_file=job_start_file, warm_start_from=tf_private.estimator_warm_start_settings(keras_estimator))

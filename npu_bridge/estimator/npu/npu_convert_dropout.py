@@ -9,12 +9,13 @@ import importlib.util
 
 import tensorflow.compat.v1 as tf
 
+from npu_bridge import tf_private
 from npu_bridge.estimator import npu_ops
 
 
 def _keras2():
     """tf.keras when it is Keras 2, else tf_keras (what tf.layers and npu-run's tf.keras use on TF >= 2.16)."""
-    if hasattr(tf.keras.layers.Dropout, "_get_noise_shape"):
+    if tf_private.is_keras2_dropout(tf.keras.layers.Dropout):
         return tf.keras
     if importlib.util.find_spec("tf_keras") is not None:
         import tf_keras

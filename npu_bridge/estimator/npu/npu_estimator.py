@@ -11,6 +11,7 @@ import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
 from tensorflow.python.ops import summary_ops_v2
 
+from npu_bridge import tf_private
 from npu_bridge.estimator.npu.estimator_support import ESTIMATOR
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
 from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
@@ -68,7 +69,7 @@ def _loop_train_op(spec, iterations_per_loop):
     """The spec with its train_op wrapped in an IterationOp that runs `iterations_per_loop` steps per run."""
     with tf.control_dependencies([spec.train_op]):
         iteration_op = tf.group(spec.train_op, name="IterationOp")
-    iteration_op._set_attr(ITERATIONS_PER_LOOP_ATTR, attr_value_pb2.AttrValue(i=iterations_per_loop))
+    tf_private.set_attr(iteration_op, ITERATIONS_PER_LOOP_ATTR, attr_value_pb2.AttrValue(i=iterations_per_loop))
     return spec._replace(train_op=iteration_op)
 
 

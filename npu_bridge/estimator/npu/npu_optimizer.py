@@ -8,6 +8,7 @@ variables as averaging everywhere; it is accepted and runs as plain averaging.
 """
 import tensorflow.compat.v1 as tf
 
+from npu_bridge import tf_private
 from npu_bridge.estimator.npu.npu_loss_scale_optimizer import NPULossScaleOptimizer
 from npu_bridge.hccl import hccl_ops
 from npu_bridge.hccl.rank import get_rank_size
@@ -120,10 +121,10 @@ def _patch_keras_gradients(optimizer, scope):
         get_gradients = optimizer.get_gradients
         optimizer.get_gradients = lambda loss, params: _average_list(get_gradients(loss, params),
                                                                      scope + "_get_grads_Allreduce")
-    if hasattr(optimizer, "_compute_gradients"):
-        compute = optimizer._compute_gradients
-        optimizer._compute_gradients = lambda *args, **kwargs: average_gradients(
-            compute(*args, **kwargs), scope + "_compute_grads_Allreduce")
+    if hasattr(optimizer, tf_private.KERAS_COMPUTE_GRADIENTS):
+        compute = getattr(optimizer, tf_private.KERAS_COMPUTE_GRADIENTS)
+        setattr(optimizer, tf_private.KERAS_COMPUTE_GRADIENTS, lambda *args, **kwargs: average_gradients(
+            compute(*args, **kwargs), scope + "_compute_grads_Allreduce"))
 
 
 def KerasDistributeOptimizer(optimizer, name="NpuKerasOptimizer", **kwargs):

@@ -7,6 +7,7 @@ precision pass clamps float16 results (core/precision/saturation.py) and feeds l
 """
 import tensorflow.compat.v1 as tf
 
+from npu_bridge import tf_private
 from npu_bridge.core import soc as _soc
 from npu_bridge.core.errors import NpuConfigError
 
@@ -37,7 +38,7 @@ def current_soc():
     from npu_bridge.core.soc import selected_soc
 
     session = tf.get_default_session()
-    return selected_soc(_soc_from_config(getattr(session, "_config", None)) if session is not None else None)
+    return selected_soc(_soc_from_config(tf_private.session_config(session)) if session is not None else None)
 
 
 def is_inf_nan_enabled():

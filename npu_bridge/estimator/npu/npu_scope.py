@@ -8,12 +8,13 @@ import contextlib
 import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
 
+from npu_bridge import tf_private
 from npu_bridge.estimator.npu.npu_config import NpuExecutePlacement
 
 
 @contextlib.contextmanager
 def _attr_scope(attrs):
-    with tf.get_default_graph()._attr_scope(attrs):
+    with tf_private.attr_scope(tf.get_default_graph(), attrs):
         yield
 
 

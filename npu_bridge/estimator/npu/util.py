@@ -8,6 +8,7 @@ the number against `parameter_map["iterations_per_loop"]`.
 import tensorflow.compat.v1 as tf
 from tensorflow.core.framework import attr_value_pb2
 
+from npu_bridge import tf_private
 from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
 
 _ITERATIONS_VAR_NAME = "npu_runconfig/iterations_per_loop"
@@ -46,7 +47,7 @@ def load_iteration_per_loop_var(sess, iterations_per_loop):
     """
     _check_iterations(iterations_per_loop)
     for iteration_op in sess.graph.get_collection(_ITERATION_OPS):
-        iteration_op._set_attr(ITERATIONS_PER_LOOP_ATTR, attr_value_pb2.AttrValue(i=iterations_per_loop))
+        tf_private.set_attr(iteration_op, ITERATIONS_PER_LOOP_ATTR, attr_value_pb2.AttrValue(i=iterations_per_loop))
     # What Variable.load does, without its deprecation warning and without adding an op to the graph.
     initializer = _iterations_var(sess.graph).initializer
     sess.run(initializer, {initializer.inputs[1]: iterations_per_loop})
@@ -88,7 +89,7 @@ def keep_tensors_dtypes(graph, input_tensors):
     for tensor in input_tensors:
         name = tensor if isinstance(tensor, str) else tensor.name
         op = graph.get_tensor_by_name(name).op if ":" in name else graph.get_operation_by_name(name)
-        op._set_attr("_keep_dtype", keep)
+        tf_private.set_attr(op, "_keep_dtype", keep)
 
 
 _values = {}

@@ -10,6 +10,7 @@ slot names and default names, so training steps and checkpoints match TF 1.15's.
 import tensorflow as tf
 from tensorflow.python.ops import gen_training_ops
 
+from npu_bridge import tf_private
 from npu_bridge.tf1compat.contrib import removed
 from npu_bridge.tf1compat.contrib.moving_average_optimizer import MovingAverageOptimizer  # noqa: F401
 
@@ -21,13 +22,14 @@ class _AdamTensors:
 
     def __init__(self, optimizer, var):
         dtype = var.dtype.base_dtype
-        beta1_power, beta2_power = optimizer._get_beta_accumulators()
+        beta1_power, beta2_power = tf_private.adam_beta_powers(optimizer)
+        beta1, beta2, epsilon, lr = tf_private.adam_hyper_tensors(optimizer)
         self.beta1_power = tf.cast(beta1_power, dtype)
         self.beta2_power = tf.cast(beta2_power, dtype)
-        self.beta1 = tf.cast(optimizer._beta1_t, dtype)
-        self.beta2 = tf.cast(optimizer._beta2_t, dtype)
-        self.epsilon = tf.cast(optimizer._epsilon_t, dtype)
-        self.lr = tf.cast(optimizer._lr_t, dtype) * tf.sqrt(1 - self.beta2_power) / (1 - self.beta1_power)
+        self.beta1 = tf.cast(beta1, dtype)
+        self.beta2 = tf.cast(beta2, dtype)
+        self.epsilon = tf.cast(epsilon, dtype)
+        self.lr = tf.cast(lr, dtype) * tf.sqrt(1 - self.beta2_power) / (1 - self.beta1_power)
 
 
 class LazyAdamOptimizer(_v1.train.AdamOptimizer):
