@@ -342,6 +342,7 @@ INTERNAL_MODULES = {
     "tensorflow.python.trackable.base": "TF 1.15's tensorflow.python.training.tracking.base",
     "tensorflow.python.trackable.data_structures": "TF 1.15's tensorflow.python.training.tracking.data_structures",
     "tensorflow.python.training": "server_lib (the gRPC server of a multi-rank job), session_run_hook",
+    "tensorflow.python.training.monitored_session": "tf.contrib.learn's monitored_session path (TF 1.15's module)",
     "tensorflow.python.training.checkpoint_utils": "tf.contrib.framework / training's checkpoint functions",
     "tensorflow.python.util": "nest (Session.run's fetch structures), deprecation.silence (TF's own deprecation "
                               "noise about our calls)",
