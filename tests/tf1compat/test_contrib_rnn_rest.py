@@ -270,3 +270,79 @@ def test_cudnn_dropout_falls_between_layers_only_and_batch_major_inputs_give_bat
         v1.contrib.cudnn_rnn.CudnnGRU(1, 3)(tf.zeros([2, 3]))
     with pytest.raises(ImportError, match=r"tf\.contrib\.cudnn_rnn\.CudnnRNNTanh is not provided"):
         v1.contrib.cudnn_rnn.CudnnRNNTanh  # noqa: B018  (the lookup is what raises)
+
+
+def _softmax(z):
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_attention_decoder_computes_tf115s_attention_with_its_variable_names():
+    rng = np.random.RandomState(8)
+    states = rng.randn(2, 3, 4).astype(np.float32)       # [batch, length, size], Attention-OCR's image features
+    steps = [tf.constant(rng.randn(2, 5).astype(np.float32)) for _ in range(2)]
+    cell = v1.contrib.rnn.BasicRNNCell(6)
+    outputs, state = v1.contrib.legacy_seq2seq.attention_decoder(
+        decoder_inputs=steps, initial_state=tf.zeros([2, 6]), attention_states=tf.constant(states), cell=cell)
+    assert [v.op.name for v in v1.trainable_variables()] == [
+        "attention_decoder/AttnW_0", "attention_decoder/AttnV_0", "attention_decoder/kernel",
+        "attention_decoder/bias", "attention_decoder/basic_rnn_cell/kernel", "attention_decoder/basic_rnn_cell/bias",
+        "attention_decoder/Attention_0/kernel", "attention_decoder/Attention_0/bias",
+        "attention_decoder/AttnOutputProjection/kernel", "attention_decoder/AttnOutputProjection/bias"]
+    assert len(outputs) == 2 and outputs[0].shape.as_list() == [2, 6]
+    got_outputs, got_state, weights = _run([outputs, state, _by_name()])
+    w = {name[len("attention_decoder/"):]: value for name, value in weights.items()}
+    features = states @ w["AttnW_0"][0, 0]
+    h, read = np.zeros((2, 6), np.float32), np.zeros((2, 4), np.float32)
+    for step, got in zip(steps, got_outputs):
+        x = np.concatenate([_run(step), read], 1) @ w["kernel"] + w["bias"]
+        h = np.tanh(np.concatenate([x, h], 1) @ w["basic_rnn_cell/kernel"] + w["basic_rnn_cell/bias"])
+        query = h @ w["Attention_0/kernel"] + w["Attention_0/bias"]
+        scores = (w["AttnV_0"] * np.tanh(features + query[:, None, :])).sum(-1)
+        read = (_softmax(scores)[:, :, None] * states).sum(1)
+        want = np.concatenate([h, read], 1) @ w["AttnOutputProjection/kernel"] + w["AttnOutputProjection/bias"]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got_state, h, rtol=1e-4, atol=1e-5)
+
+
+def test_attention_decoder_as_attention_ocr_calls_it_with_an_lstm_a_loop_function_and_two_heads():
+    calls = []
+
+    def loop_function(previous, step):
+        calls.append(step)
+        return tf.zeros_like(previous[:, :3])
+
+    cell = v1.contrib.rnn.LSTMCell(4)
+    outputs, state = v1.contrib.legacy_seq2seq.attention_decoder(
+        [tf.zeros([2, 3])] * 3, cell.zero_state(2, tf.float32), tf.ones([2, 5, 6]), cell, output_size=7,
+        num_heads=2, loop_function=loop_function, initial_state_attention=True)
+    names = [v.op.name for v in v1.trainable_variables()]
+    assert calls == [1, 2] and outputs[2].shape.as_list() == [2, 7]
+    assert "attention_decoder/Attention_1/kernel" in names and "attention_decoder/AttnW_1" in names
+    # the LSTM state tuple (c, h) is the query, concatenated: 8 wide
+    assert v1.trainable_variables()[names.index("attention_decoder/Attention_0/kernel")].shape.as_list() == [8, 6]
+    assert all(np.isfinite(value).all() for value in _run(outputs))
+    with pytest.raises(ValueError, match=r"attention_decoder: num_heads must be at least 1"):
+        v1.contrib.legacy_seq2seq.attention_decoder([tf.zeros([2, 3])], state, tf.ones([2, 5, 6]), cell, num_heads=0)
+
+
+def test_embedding_attention_seq2seq_builds_tf115s_model_and_feeds_previous_through_a_cond():
+    legacy = v1.contrib.legacy_seq2seq
+    encoder_inputs = [tf.constant([1, 2]), tf.constant([3, 0])]
+    decoder_inputs = [tf.constant([0, 0]), tf.constant([4, 1]), tf.constant([2, 2])]
+    feed_previous = v1.placeholder(tf.bool, [])
+    outputs, state = legacy.embedding_attention_seq2seq(
+        encoder_inputs, decoder_inputs, v1.contrib.rnn.GRUCell(4), num_encoder_symbols=5, num_decoder_symbols=6,
+        embedding_size=3, feed_previous=feed_previous)
+    names = {v.op.name for v in v1.trainable_variables()}
+    assert {"embedding_attention_seq2seq/rnn/embedding_wrapper/embedding",
+            "embedding_attention_seq2seq/embedding_attention_decoder/embedding",
+            "embedding_attention_seq2seq/embedding_attention_decoder/attention_decoder/AttnW_0",
+            "embedding_attention_seq2seq/embedding_attention_decoder/attention_decoder/output_projection_wrapper/"
+            "kernel"} <= names
+    assert len(outputs) == 3 and outputs[0].shape.as_list() == [2, 6] and state.shape.as_list() == [2, 4]
+    with v1.Session() as sess:
+        sess.run(v1.global_variables_initializer())
+        teacher, fed = (sess.run(outputs, {feed_previous: value}) for value in (False, True))
+    np.testing.assert_allclose(teacher[0], fed[0], rtol=1e-6)     # the first step reads the same input
+    assert not np.allclose(teacher[1], fed[1])
