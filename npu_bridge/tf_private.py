@@ -72,6 +72,24 @@ def add_control_input(op, source):
     op._add_control_input(source)
 
 
+def update_input(op, index, tensor):
+    """Make `tensor` input `index` of the existing operation `op` (graph_editor's reroute)."""
+    op._update_input(index, tensor)
+
+
+def set_device(op, device):
+    """Set the device of the existing operation `op` (graph_editor's copies keep their original's)."""
+    op._set_device(device)
+
+
+def restore_operation_outputs():
+    """Give Operation back TF 1.15's `_outputs` (its list of output tensors) where TensorFlow dropped it: the
+    memory-saving-gradients helpers ported scripts carry read `info._transformed_ops[op]._outputs[0]` after a
+    graph_editor copy. A read-only alias of `outputs`; nothing changes where the attribute exists."""
+    if not hasattr(tf_ops.Operation, "_outputs"):
+        tf_ops.Operation._outputs = property(lambda op: op.outputs)
+
+
 def c_op(op):
     """The TF_Operation of a Python Operation."""
     return op._c_op
@@ -268,6 +286,8 @@ ACCESSED = {
     "importer._PopulateTFImportGraphDefOptions": lambda: importer._PopulateTFImportGraphDefOptions,
     "Operation._add_control_input": lambda: tf_ops.Operation._add_control_input,
     "Operation._c_op": lambda: tf_ops.Operation._c_op,
+    "Operation._update_input": lambda: tf_ops.Operation._update_input,
+    "Operation._set_device": lambda: tf_ops.Operation._set_device,
     "Operation._id": lambda: _an_operation()._id,
     "BaseSession._config": lambda: _a_session()._config,
     "_MonitoredSession._tf_sess": lambda: monitored_session._MonitoredSession._tf_sess,

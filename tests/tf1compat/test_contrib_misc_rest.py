@@ -207,3 +207,146 @@ def test_all_reduce_builders_give_every_device_the_reduction_on_its_own_device()
         assert len(outputs) == 4
         for output in outputs:
             np.testing.assert_allclose(output, expected, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def _chain():
+    """x -> a = x * 2 -> b = a + 1 -> c = tanh(b), and d = a * 3 beside it."""
+    x = _v1.placeholder(tf.float32, [2], name="x")
+    a = tf.multiply(x, 2.0, name="a")
+    b = tf.add(a, 1.0, name="b")
+    c = tf.tanh(b, name="c")
+    d = tf.multiply(a, 3.0, name="d")
+    return x, a, b, c, d
+
+
+def test_graph_editor_walks_and_filters_select_as_tf_1_15_did():
+    import tensorflow.contrib.graph_editor as ge
+
+    with tf.Graph().as_default() as graph:
+        x, a, b, c, d = _chain()
+        constant_b = b.op.inputs[1].op
+        backward = ge.get_backward_walk_ops([c.op], inclusive=True)
+        assert backward[0] is c.op and set(backward) == {c.op, b.op, a.op, x.op, constant_b, a.op.inputs[1].op}
+        assert ge.get_backward_walk_ops(c.op, stop_at_ts=[a]) == [c.op, b.op, constant_b]
+        assert ge.get_backward_walk_ops([c], inclusive=False, within_ops=[c.op, b.op, a.op]) == [b.op, a.op]
+        forward = ge.get_forward_walk_ops([x.op], inclusive=False)
+        assert forward[0] is a.op and set(forward) == {a.op, b.op, c.op, d.op}
+        assert ge.get_forward_walk_ops([a.op], within_ops=[a.op, d.op]) == [a.op, d.op]
+        assert ge.get_forward_walk_ops([x.op], stop_at_ts=[b]) == [x.op, a.op, b.op, d.op]
+        assert ge.filter_ts([b.op, c.op], True) == [a, constant_b.outputs[0], b, c]     # inputs, then outputs
+        assert ge.filter_ts_from_regex([b.op, c.op], "^c$") == [c]
+        assert ge.filter_ops([a.op, b.op, c.op], lambda op: op.type == "Tanh") == [c.op]
+        assert ge.select_ops("^[bc]$", graph=graph) == [b.op, c.op]
+        assert ge.select_ops("Tan", graph=graph) == []                  # regexes search op names, not types
+        assert ge.select_ops([a.op, b], c.op) == [a.op, c.op]            # tensors are ignored
+        assert ge.get_walks_intersection_ops([a.op], [c.op]) == [a.op, b.op, c.op]
+        with pytest.raises(ValueError, match="keyword argument 'graph'"):
+            ge.select_ops("a")
+        with pytest.raises(TypeError, match="expected a Operation"):
+            ge.add_control_inputs(c.op, [a])
+        view = ge.sgv([b.op, c.op])
+        assert view.inputs == (a, constant_b.outputs[0]) and view.outputs == (c,) and view.graph is graph
+        with pytest.raises(ContribRemovedError, match=r"tf\.contrib\.graph_editor\.detach is not provided"):
+            ge.detach(view)
+
+
+def test_graph_editor_copies_keep_names_devices_control_inputs_and_collections_as_tf_1_15_did():
+    import tensorflow.contrib.graph_editor as ge
+
+    with tf.Graph().as_default() as graph:
+        x = _v1.placeholder(tf.float32, [2], name="x")
+        marker = tf.no_op(name="marker")
+        with tf.device("/device:CPU:0"), _v1.name_scope("dense"):
+            scaled = tf.multiply(x, 2.0, name="scaled")
+            with tf.control_dependencies([marker]):
+                shifted = tf.add(scaled, scaled, name="shifted")
+            with tf.control_dependencies([scaled.op]):
+                after = tf.identity(x, name="after")
+        graph.add_to_collection("checkpoints", shifted)
+        graph.add_to_collection(_v1.GraphKeys.ACTIVATIONS, shifted)    # a GraphKeys name: kept
+        with tf.device("/device:CPU:1"), tf.control_dependencies([marker]):    # the caller's context is not added
+            copied, info = ge.copy_with_input_replacements(ge.sgv([scaled.op, shifted.op, after.op]), {})
+        scaled_copy, shifted_copy = info._transformed_ops[scaled.op], info._transformed_ops[shifted.op]
+        assert (scaled_copy.name, shifted_copy.name) == ("dense/scaled_1", "dense/shifted_1")
+        assert scaled_copy.device == shifted_copy.device == "/device:CPU:0"
+        assert list(shifted_copy.inputs) == [scaled_copy.outputs[0]] * 2 and scaled_copy.inputs[0] is x
+        assert shifted_copy.control_inputs == [marker] and not scaled_copy.control_inputs     # outside: kept
+        assert info.transformed(after.op).control_inputs == [scaled_copy]                      # inside: the copy
+        assert shifted_copy._outputs[0] is info.transformed(shifted)       # TF 1.15's _outputs, as ported helpers read
+        assert info.original(shifted_copy) is shifted.op and info.transformed([x]) == [None]
+        assert graph.get_collection("checkpoints")[-1] is info.transformed(shifted)
+        assert graph.get_collection(_v1.GraphKeys.ACTIVATIONS)[-1] is info.transformed(shifted)
+        assert graph.get_collection(_v1.GraphKeys.ACTIVATIONS)[-1] is not graph.get_collection("checkpoints")[0]
+        assert set(copied.ops) == {scaled_copy, shifted_copy, info.transformed(after.op)}
+        feed = _v1.placeholder(tf.float32, [2], name="feed")
+        _, scoped = ge.copy_with_input_replacements([scaled.op, shifted.op], {x: feed}, dst_scope="again")
+        assert scoped.transformed(shifted).name == "again/dense/shifted:0"
+        assert scoped.transformed(scaled).op.inputs[0] is feed
+        assert graph.get_collection("again/checkpoints")[0] is scoped.transformed(shifted)
+        replaced = ge.graph_replace(shifted, {x: feed})
+        with _v1.Session() as sess:
+            assert list(sess.run(replaced, {feed: [1.0, 2.0]})) == [4.0, 8.0]
+        with pytest.raises(ValueError, match="into another graph is not provided"):
+            ge.copy_with_input_replacements(ge.sgv([scaled.op]), {}, dst_graph=tf.Graph())
+
+
+def test_graph_editor_reroute_ts_moves_only_the_allowed_consumers_and_counts_them():
+    import tensorflow.contrib.graph_editor as ge
+
+    with tf.Graph().as_default():
+        x, a, b, c, d = _chain()
+        other = tf.multiply(x, 10.0, name="other")
+        assert ge.reroute_ts([other], [a], can_modify=[b.op]) == 1        # b now reads other, d still reads a
+        assert b.op.inputs[0] is other and d.op.inputs[0] is a
+        assert ge.reroute_ts(other, a, cannot_modify=[d.op]) == 0
+        with _v1.Session() as sess:
+            assert list(sess.run(b, {x: [1.0, 2.0]})) == [11.0, 21.0]
+            assert list(sess.run(d, {x: [1.0, 2.0]})) == [6.0, 12.0]
+        with pytest.raises(ValueError, match="incompatible shapes"):
+            ge.reroute_ts([tf.zeros([3])], [a])
+
+
+def _recomputed_gradients(ge, loss, weights, checkpoint):
+    """Gradient checkpointing the way ported memory-saving helpers do it with graph_editor: copy the forward ops
+    after the checkpoint, feed the copies the checkpoint with its gradient stopped, take the gradients of the
+    copy, then carry the checkpoint's gradient back through the original ops before it."""
+    forward = ge.get_forward_walk_ops([w.op for w in weights], inclusive=True,
+                                      within_ops=ge.get_backward_walk_ops([loss.op], inclusive=True))
+    forward = [op for op in forward if op.inputs and "/read" not in op.name]
+    assert checkpoint in set(ge.filter_ts(forward, True))
+    stopped = tf.stop_gradient(checkpoint, name=checkpoint.op.name + "_sg")
+    to_copy = [op for op in ge.get_backward_walk_ops([loss.op], stop_at_ts=[checkpoint]) if op in set(forward)]
+    _, info = ge.copy_with_input_replacements(ge.sgv(to_copy), {})
+    copies = list(info._transformed_ops.values())
+    rerouted = ge.reroute_ts([stopped], [checkpoint], can_modify=copies)
+    ge.add_control_inputs(copies[0], [loss.op])          # recompute only once the forward pass is done
+    copied_loss = info._transformed_ops[loss.op]._outputs[0]
+    after = [w for w in weights if w.op in set(ge.get_backward_walk_ops([copied_loss.op], stop_at_ts=[stopped]))]
+    grads = tf.gradients(copied_loss, [stopped] + after)
+    before = [w for w in weights if w not in after]
+    return tf.gradients(checkpoint, before, grad_ys=grads[0]) + grads[1:], rerouted, copies
+
+
+def test_graph_editor_recomputes_gradients_with_checkpoints_as_ported_memory_saving_helpers_do():
+    import tensorflow.contrib.graph_editor as ge
+
+    rng = np.random.default_rng(4)
+    with tf.Graph().as_default() as graph:
+        hidden = tf.constant(rng.normal(size=(4, 6)).astype(np.float32))
+        weights, layers = [], []
+        for index in range(3):
+            weight = _v1.get_variable(f"w{index}", initializer=(rng.normal(size=(6, 6)) * 0.4).astype(np.float32))
+            hidden = tf.tanh(tf.matmul(hidden, weight))
+            weights.append(weight)
+            layers.append(hidden)
+        loss = tf.reduce_sum(tf.square(hidden))
+        expected = tf.gradients(loss, weights)
+        before = len(graph.get_operations())
+        recomputed, rerouted, copies = _recomputed_gradients(ge, loss, weights, layers[0])
+        assert rerouted == 1 and len(graph.get_operations()) > before
+        assert {op.type for op in copies} >= {"MatMul", "Tanh"}
+        with _v1.Session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            got, want = sess.run([recomputed, expected])
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

@@ -21,8 +21,6 @@ import collections
 import math
 
 import tensorflow as tf
-from tensorflow.python.framework import device as device_lib
-from tensorflow.python.ops import math_ops
 
 __all__ = [
     "build_nccl_all_reduce", "build_nccl_then_recursive_hd", "build_nccl_then_ring", "build_nccl_then_shuffle",
@@ -30,7 +28,7 @@ __all__ = [
     "build_shuffle_then_shuffle",
 ]
 
-_ADD_OPS = (math_ops.add, tf.add, tf.compat.v1.add)
+_ADD_OPS = (tf.add, tf.math.add, tf.compat.v1.add, tf.compat.v1.math.add)
 
 
 def _colocated(tensor):
@@ -231,7 +229,7 @@ def _by_task(tensors):
     """The tensors grouped by their device's (job, replica, task), in order of first appearance."""
     groups = collections.OrderedDict()
     for tensor in tensors:
-        spec = device_lib.DeviceSpec.from_string(tensor.device)
+        spec = tf.DeviceSpec.from_string(tensor.device)
         if spec.task is None:
             raise ValueError(f"all_reduce: device {tensor.device!r} of {tensor.name} names no task; the two-level "
                              f"builders need full device names (/job:<job>/replica:<r>/task:<t>/device:<type>:<i>)")
