@@ -25,14 +25,16 @@ def make_regex(obj):
     return obj if isinstance(obj, re.Pattern) else re.compile(obj)
 
 
-def _input_ts(ops):
+def inputs_of(ops):
+    """The tensors `ops` consume, each once, in order of first use."""
     ts = []
     for op in ops:
         util.concatenate_unique(ts, op.inputs)
     return ts
 
 
-def _output_ts(ops):
+def outputs_of(ops):
+    """The tensors `ops` produce, in order."""
     return [t for op in ops for t in op.outputs]
 
 
@@ -40,7 +42,7 @@ def filter_ts(ops, positive_filter):
     """The tensors that are inputs or outputs of `ops` (inputs first), kept where positive_filter(t) (all when it
     is True)."""
     ops = util.make_list_of_op(ops)
-    ts = util.concatenate_unique(_input_ts(ops), _output_ts(ops))
+    ts = util.concatenate_unique(inputs_of(ops), outputs_of(ops))
     return ts if positive_filter is True else [t for t in ts if positive_filter(t)]
 
 

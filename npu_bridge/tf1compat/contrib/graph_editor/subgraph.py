@@ -9,7 +9,7 @@ from npu_bridge.tf1compat.contrib.graph_editor import select, util
 def compute_boundary_ts(ops):
     """(inputs, outputs, inside tensors) of the ops, as the module describes."""
     ops = util.make_list_of_op(ops)
-    input_ts, output_ts = select._input_ts(ops), select._output_ts(ops)
+    input_ts, output_ts = select.inputs_of(ops), select.outputs_of(ops)
     produced, members = set(output_ts), set(ops)
     inside = [t for t in input_ts if t in produced]
     only_inside = {t for t in inside if not set(t.consumers()) - members}
