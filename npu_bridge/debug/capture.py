@@ -23,7 +23,7 @@ from npu_bridge import tf_private
 from npu_bridge.core.options import PrecisionMode
 from npu_bridge.debug import lossscale
 from npu_bridge.debug.stepgraph import StepGraph, source_line
-from npu_bridge.runtime import observers, state_transfer
+from npu_bridge.runtime import observers, steps
 
 # Steps dynamic loss scaling may skip before the recording starts anyway (from 2^32 about a hundred).
 SKIPPED_LIMIT = 500
@@ -188,7 +188,7 @@ class CaptureObserver(observers.RunObserver):
             return ()
         if candidate.recording is None:
             program = plan.program
-            candidate.snapshot = state_transfer.read_variables(program.session, program.graph)
+            candidate.snapshot = steps.read_variables(program.session, program.graph)
         step_graph = candidate.step_graph
         extra = (candidate.metric_inner, *step_graph.sources)
         return extra + tuple(candidate.scaling_inner.values())

@@ -29,8 +29,7 @@ from npu_bridge import tf_private
 from npu_bridge.debug import dumpdata, lossscale, metrics, vis
 from npu_bridge.debug.overflow import abnormal, overflowed
 from npu_bridge.debug.stepgraph import StepGraph, is_float, source_line
-from npu_bridge.runtime import observers, state_transfer
-from npu_bridge.runtime.plans import Plan
+from npu_bridge.runtime import observers, steps
 
 # msaccucmp's columns in its order (vector_cmp/fusion_manager/compare_result.py, without -overflow_detection),
 # then npu_bridge's own: OverFlow (always computed here) and the local error of each reduced op.
@@ -58,7 +57,7 @@ class Reference:
         with self.graph.as_default():
             tf.graph_util.import_graph_def(graph_def, name="")
         self.session = tf.compat.v1.Session(graph=self.graph, config=config)
-        self.variables = state_transfer.VariableCopier(self.graph)
+        self.variables = steps.VariableCopier(self.graph)
 
     def run(self, names, variables, feeds):
         self.variables.write(self.session, variables)
@@ -71,8 +70,8 @@ class Reference:
 class LocalRunner:
     """Measures reduced ops fed ground truth: Plans of the emulated program, batched so no fed tensor is fetched."""
 
-    def __init__(self, emulation, plan, step_graph):
-        self.emulation, self.program, self.step_graph = emulation, plan.program, step_graph
+    def __init__(self, emulation, step_graph):
+        self.emulation, self.step_graph = emulation, step_graph
         batches = []
         for op in step_graph.local_ops:
             inputs = {t.name for t in op.inputs if is_float(t)}
@@ -116,8 +115,7 @@ class LocalRunner:
                 feeds.setdefault(tensor.name, tensor)
             for name in self.step_graph.sources:
                 feeds.setdefault(name, graph.get_tensor_by_name(name))
-            plan = Plan(self.program, graph, fetches, [t for n, t in feeds.items() if n not in fetched],
-                        self.emulation.options.iterations_per_loop, owner=self.emulation.owner)
+            plan = self.emulation.plan_for(fetches, [t for n, t in feeds.items() if n not in fetched])
             self._plans[key] = plan
         with np.errstate(over="ignore", invalid="ignore"):     # rounding a value beyond float16 is the point here
             values = plan.execute([truth[slot.user_tensor.name] for slot in plan.slots])
@@ -361,7 +359,7 @@ class CompareObserver(observers.RunObserver):
             scaling = self._scaling[key] = (found, {k: v for k, v in inner.items() if v is not None})
         copier = self._copiers.get(id(plan.program))
         if copier is None or copier.graph is not plan.program.graph:
-            copier = self._copiers[id(plan.program)] = state_transfer.VariableCopier(plan.program.graph)
+            copier = self._copiers[id(plan.program)] = steps.VariableCopier(plan.program.graph)
         variables = copier.read(plan.program.session)
         self._pending = (emulation, plan, step, step_graph, key, variables)
         return (*step_graph.extra_fetches(), *scaling[1].values())
@@ -385,7 +383,7 @@ class CompareObserver(observers.RunObserver):
             reference = self._references[reference_key] = Reference(graph_def, emulation.config)
         local_runner = self._local.get(key)
         if local_runner is None:
-            local_runner = self._local[key] = LocalRunner(emulation, plan, step_graph)
+            local_runner = self._local[key] = LocalRunner(emulation, step_graph)
         copier, session = self._copiers[id(plan.program)], plan.program.session
         # The local runs execute in the emulated session, whose variables now hold the step's update; an op
         # reading a variable directly must see the value the step read, so the values from before the step are

@@ -32,8 +32,7 @@ import tensorflow as tf
 from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
 from npu_bridge.core.options import OVERRIDES_ENV
 from npu_bridge.debug.stepgraph import is_float
-from npu_bridge.runtime import state_transfer
-from npu_bridge.runtime.emulated import inner_config
+from npu_bridge.runtime import steps
 
 RANGE_LIMITS = {"float16": float(np.finfo(np.float16).max), "bfloat16": 3.3895313892515355e38}
 
@@ -101,9 +100,7 @@ class Replay:
         with graph.as_default():
             tf.graph_util.import_graph_def(self.graph_def, name="")
         if overrides is None:
-            config = inner_config(recording.config)
-            del config.graph_options.rewrite_options.custom_optimizers[:]
-            session = tf.compat.v1.Session(graph=graph, config=config)
+            session = tf.compat.v1.Session(graph=graph, config=steps.float32_config(recording.config))
         else:
             with parameter_overrides(overrides):
                 session = tf.compat.v1.Session(graph=graph, config=recording.config)
@@ -116,7 +113,7 @@ class Replay:
         elif unscaled and scaling is not None and scaling.scale:
             scale_feed = {scaling.scale: np.ones((), np.float32)}
         with session, quiet_logs():
-            state_transfer.write_variables(session, graph, variables)
+            steps.write_variables(session, graph, variables)
             fetches = [name for name in recording.fetches if name != recording.metric]
             for feeds in recording.steps:
                 values = session.run([recording.metric, watch, fetches], {**feeds, **scale_feed})

@@ -59,6 +59,11 @@ class EmulatedSession:
         self.saturation = None
         self.observers = observers.session_observers(self)  # this session's own (dump, overflow detection)
 
+    def plan_for(self, fetches, feeds):
+        """observers.EmulationView.plan_for: a plan of the running program for a tool's own runs."""
+        return Plan(self.program, self.graph, list(fetches), list(feeds), self.options.iterations_per_loop,
+                    owner=self.owner)
+
     def run(self, fetches, feed_dict=None, run_options=None, run_metadata=None):
         program = self.current_program()
         key = plan_key(fetches, feed_dict)

@@ -18,11 +18,12 @@ With no observer registered a run costs one empty-tuple check.
 import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 _lock = threading.Lock()
 
 
+@runtime_checkable
 class ProgramView(Protocol):
     """What observers read of the program a session runs (runtime.program.Program implements it)."""
 
@@ -32,6 +33,7 @@ class ProgramView(Protocol):
     session: Any                    # the inner tf.compat.v1.Session
 
 
+@runtime_checkable
 class PlanView(Protocol):
     """What observers read of one executed plan (runtime.plans.Plan implements it)."""
 
@@ -42,19 +44,30 @@ class PlanView(Protocol):
     target_names: Sequence[str]     # inner ops run
     slots: Sequence[Any]            # per fed user tensor: .user_tensor, .targets (inner names it feeds)
     mapper: Any                     # the user's fetch structure: .unique_fetches() are the user's tensors / ops
+    sources: Sequence[int | None]   # per unique fetch: its index in the fetched values, ~i for the i-th feed
+                                    # (a fed tensor fetched), None for an op
 
     def execute(self, feed_values: Sequence[Any]) -> Sequence[Any]:
         """Run the plan's inner work once with `feed_values` (one per slot); the fetched values."""
         ...
 
 
+@runtime_checkable
 class EmulationView(Protocol):
     """What observers read of the emulated session (runtime.emulated.EmulatedSession implements it)."""
 
     graph: Any                      # the user's tf.Graph
     options: Any                    # its NpuOptions (core.options)
-    config: Any                     # the session's ConfigProto
-    owner: Any                      # the user's tf.compat.v1.Session
+    lists: Any                      # its PrecisionLists (core.mixlist); .library is the operator library read
+    config: Any                     # the inner session's ConfigProto (the user's, without the NpuOptimizer)
+    owner: Any                      # a weak reference to the user's tf.compat.v1.Session (call it)
+    program: ProgramView | None     # the program it runs (None before the first run)
+
+    def plan_for(self, fetches: Sequence[Any], feeds: Sequence[Any]) -> PlanView:
+        """A plan of the running program computing the user's tensors `fetches` with the user's tensors `feeds`
+        fed, as a run with that feed_dict would; for a tool's own runs (`execute`): no step is counted and no
+        observer is told."""
+        ...
 
 
 class RunObserver:

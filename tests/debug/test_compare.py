@@ -201,14 +201,14 @@ def test_batched_local_runs_equal_one_run_per_op(graph):
             _, comparison = compare_step(sess, [train, loss], {x: data})
             emulation, plan = seen["emulation"], seen["plan"]
             step_graph = StepGraph(emulation, plan)
-            batched = LocalRunner(emulation, plan, step_graph)
+            batched = LocalRunner(emulation, step_graph)
             assert 1 < len(batched.batches) < len(step_graph.local_ops) / 2, "few runs measure many ops"
             shapes = {name: graph.get_tensor_by_name(name).shape.as_list()
                       for name in [*step_graph.inner, "x:0", "w1/read:0", "w2/read:0"]}
             truth = {name: np.asarray(np.random.RandomState(len(name)).randn(*shape), np.float32)
                      for name, shape in shapes.items()}
             together = batched.measure(truth)
-            alone = LocalRunner(emulation, plan, step_graph)
+            alone = LocalRunner(emulation, step_graph)
             alone.batches = [[op] for op in step_graph.local_ops]
             separate = alone.measure(truth)
     finally:
