@@ -24,11 +24,38 @@ _lock = threading.Lock()
 
 
 @runtime_checkable
+class RewriteView(Protocol):
+    """The pass's result a program runs (core.precision.RewriteResult implements it)."""
+
+    graph_def: Any                  # the reduced GraphDef the inner session runs
+    report: Any                     # its core.precision.Report (per-op records, summary, reduced_dtype)
+    tensor_map: Mapping[str, Any]   # user tensor name -> TensorRef (.name, .dtype) of the inner tensor holding it
+
+
+@runtime_checkable
+class FeedSlotView(Protocol):
+    """One fed user tensor of a plan (runtime.plans.FeedSlot implements it)."""
+
+    user_tensor: Any                # the user's tf.Tensor
+    dtype: Any                      # its numpy dtype
+    targets: Sequence[tuple[str, Any, Any]]     # (inner tensor name, numpy dtype, dtype rounded through or None)
+
+
+@runtime_checkable
+class FetchStructureView(Protocol):
+    """The user's fetch structure of a plan (Session.run's fetch mapper)."""
+
+    def unique_fetches(self) -> Sequence[Any]:
+        """The user's tensors and operations it fetches, each once, in order."""
+        ...
+
+
+@runtime_checkable
 class ProgramView(Protocol):
     """What observers read of the program a session runs (runtime.program.Program implements it)."""
 
     graph: Any                      # the inner tf.Graph (Python objects made when first read)
-    result: Any                     # the RewriteResult: .graph_def, .report, .tensor_map (user -> inner tensor)
+    result: RewriteView             # the pass's result: the reduced graph, its report, the tensor map
     version: int                    # grows each time the program is extended or rebuilt
     session: Any                    # the inner tf.compat.v1.Session
 
@@ -42,8 +69,8 @@ class PlanView(Protocol):
     fetch_names: Sequence[str]      # inner tensors fetched, in order
     feed_names: Sequence[str]       # inner tensors fed, in order
     target_names: Sequence[str]     # inner ops run
-    slots: Sequence[Any]            # per fed user tensor: .user_tensor, .targets (inner names it feeds)
-    mapper: Any                     # the user's fetch structure: .unique_fetches() are the user's tensors / ops
+    slots: Sequence[FeedSlotView]   # one per fed user tensor
+    mapper: FetchStructureView      # the user's fetch structure
     sources: Sequence[int | None]   # per unique fetch: its index in the fetched values, ~i for the i-th feed
                                     # (a fed tensor fetched), None for an op
 

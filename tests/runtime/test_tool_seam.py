@@ -57,6 +57,10 @@ def test_an_emulated_session_implements_the_views_and_runs_a_tools_own_plan():
             emulation, plan = records[-1].emulation, records[-1].plan
             assert isinstance(emulation, observers.EmulationView) and isinstance(plan, observers.PlanView)
             assert isinstance(emulation.program, observers.ProgramView) and emulation.program is plan.program
+            assert isinstance(plan.program.result, observers.RewriteView)
+            assert isinstance(plan.mapper, observers.FetchStructureView) and plan.mapper.unique_fetches() == [y]
+            assert [slot.user_tensor for slot in plan.slots] == [x]
+            assert all(isinstance(slot, observers.FeedSlotView) for slot in plan.slots)
             [again] = emulation.plan_for([y], [x]).execute([feed])
             np.testing.assert_array_equal(again, emulated)
             session.run(y, {x: feed})
