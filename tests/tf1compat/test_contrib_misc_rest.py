@@ -350,3 +350,139 @@ def test_graph_editor_recomputes_gradients_with_checkpoints_as_ported_memory_sav
             got, want = sess.run([recomputed, expected])
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def _tpu_friendly_upsampling(features, other):
+    """Object detection's nearest-neighbour upsampling by 2 (reshape, multiply by ones, reshape), added to other."""
+    batch, height, width, channels = features.shape.as_list()
+    spread = tf.reshape(features, [batch, height, 1, width, 1, channels]) * tf.ones([1, 1, 2, 1, 2, 1])
+    return tf.raw_ops.Add(x=tf.reshape(spread, [batch, height * 2, width * 2, channels]), y=other)
+
+
+def test_graph_matcher_finds_the_exporters_resize_pattern_and_the_rewrite_it_drives_gives_the_same_values():
+    from tensorflow.contrib.quantize.python import graph_matcher
+
+    rng = np.random.default_rng(8)
+    features = rng.normal(size=(1, 3, 4, 2)).astype(np.float32)
+    other = rng.normal(size=(1, 6, 8, 2)).astype(np.float32)
+    with tf.Graph().as_default() as graph:
+        summed = _tpu_friendly_upsampling(tf.identity(tf.constant(features), name="projection"), tf.constant(other))
+        # the detection exporter's rewrite_nn_resize_op patterns
+        input_pattern = graph_matcher.OpTypePattern("*")
+        reshape_1 = graph_matcher.OpTypePattern("Reshape", inputs=[input_pattern, "Const"], ordered_inputs=False)
+        mul = graph_matcher.OpTypePattern("Mul", inputs=[reshape_1, "Const"], ordered_inputs=False)
+        fake_quant = graph_matcher.OpTypePattern("FakeQuantWithMinMaxVars", inputs=[mul, "Identity", "Identity"],
+                                                 ordered_inputs=False)
+        reshape_2 = graph_matcher.OpTypePattern("Reshape", inputs=[graph_matcher.OneofPattern([fake_quant, mul]),
+                                                                   "Const"], ordered_inputs=False)
+        add = graph_matcher.OpTypePattern("Add", inputs=[reshape_2, "*"], ordered_inputs=False, name="root")
+        matches = list(graph_matcher.GraphMatcher(add).match_graph(graph))
+        assert len(matches) == 1
+        match = matches[0]
+        assert match.get_op(input_pattern).name == "projection" and match.get_op("root") is summed.op
+        assert match.get_op(fake_quant) is None and match.get_op(mul).type == "Mul"
+        assert match.get_tensor(reshape_2) is summed.op.inputs[0] and match.get_tensor(add) is None
+        projection, add_op = match.get_op(input_pattern), match.get_op(add)
+        resized = tf.compat.v1.image.resize_nearest_neighbor(projection.outputs[0], [6, 8])
+        rewired = tf.add(resized, add_op.inputs[1])
+        with _v1.Session() as sess:
+            before, after = sess.run([summed, rewired])
+    np.testing.assert_allclose(after, before, rtol=1e-6)
+    np.testing.assert_allclose(before, np.repeat(np.repeat(features, 2, 1), 2, 2) + other, rtol=1e-6)
+
+
+def test_graph_matcher_patterns_follow_tf_1_15s_rules():
+    from tensorflow.contrib.quantize.python import graph_matcher as gm
+
+    with tf.Graph().as_default():
+        x = _v1.placeholder(tf.float32, [4], name="x")
+        left, right = tf.split(x, 2, name="split")
+        product = tf.multiply(tf.nn.relu6(right), left, name="product")
+        relu = gm.OpTypePattern("Relu|Relu6", name="relu")
+        split = gm.OpTypePattern("Split", name="split")
+        ordered = gm.OpTypePattern("Mul", inputs=[split, relu])
+        unordered = gm.OpTypePattern("Mul", inputs=[split, relu], ordered_inputs=False)
+        assert gm.GraphMatcher(ordered).match_op(product.op) is None
+        match = gm.GraphMatcher(unordered).match_op(product.op)
+        assert match.get_op("relu").type == "Relu6" and match.get_tensor("split") is left   # the tensor consumed
+        assert match.get_op("missing") is None
+        assert gm.GraphMatcher(gm.OpTypePattern("Mul", inputs=["*"])).match_op(product.op) is None   # input count
+        assert [m.get_op(relu) for m in gm.GraphMatcher(relu).match_ops([x.op, right.op, product.op.inputs[0].op])] \
+            == [product.op.inputs[0].op]
+        with pytest.raises(ValueError, match="at most 8 inputs"):
+            gm.OpTypePattern("AddN", inputs=["*"] * 9)
+        with pytest.raises(ContribRemovedError, match=r"tf\.contrib\.quantize\.python\.graph_matcher\.nothing"):
+            gm.nothing
+
+
+def _least_squares_problem():
+    rng = np.random.default_rng(6)
+    features = rng.normal(size=(20, 3)).astype(np.float32)
+    targets = (features @ np.array([1.5, -2.0, 0.5], np.float32) + 0.3).astype(np.float32)
+    return features, targets
+
+
+def _scipy_loss(features, targets):
+    """The regression's loss as the graph computes it, as a function of the packed vector [weights, bias]."""
+    def loss_and_gradient(x):
+        residual = features @ x[:3] + x[3] - targets
+        return float(np.sum(residual ** 2)), np.concatenate([2 * features.T @ residual, [2 * residual.sum()]])
+    return loss_and_gradient
+
+
+def test_scipy_optimizer_interface_minimises_the_loss_as_scipy_does_for_kernelnets_call():
+    pytest.importorskip("scipy")
+    import scipy.optimize
+
+    features, targets = _least_squares_problem()
+    with tf.Graph().as_default():
+        inputs = _v1.placeholder(tf.float32, [None, 3])
+        weights = _v1.get_variable("weights", initializer=np.zeros(3, np.float32))
+        bias = _v1.get_variable("bias", initializer=0.0)
+        loss = tf.reduce_sum(tf.square(tf.linalg.matvec(inputs, weights) + bias - targets))
+        # kernelNet_ml1m: ScipyOptimizerInterface(loss, options={...}, method='L-BFGS-B'); minimize(sess, feed_dict)
+        optimizer = _v1.contrib.opt.ScipyOptimizerInterface(loss, options={"maxiter": 5, "disp": False,
+                                                                           "maxcor": 10}, method="L-BFGS-B")
+        bounded = _v1.contrib.opt.ScipyOptimizerInterface(loss, var_to_bounds={bias: (-0.1, 0.1)})
+        losses, steps = [], []
+        with _v1.Session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            optimizer.minimize(sess, feed_dict={inputs: features}, fetches=[loss], loss_callback=losses.append,
+                               step_callback=steps.append)
+            got = np.concatenate([sess.run(weights), [sess.run(bias)]])
+            sess.run(_v1.global_variables_initializer())
+            bounded.minimize(sess, feed_dict={inputs: features})
+            bounded_bias = sess.run(bias)
+    expected = scipy.optimize.minimize(_scipy_loss(features, targets), np.zeros(4, np.float32), jac=True,
+                                       method="L-BFGS-B", options={"maxiter": 5, "maxcor": 10})
+    np.testing.assert_allclose(got, expected.x, rtol=1e-4, atol=1e-4)
+    assert len(steps) == expected.nit and len(losses) == expected.nfev
+    assert losses[-1] < losses[0]
+    assert bounded_bias == pytest.approx(0.1)          # the unbounded optimum (0.3) is outside the bounds
+
+
+def test_scipy_optimizer_interface_keeps_tf_1_15s_reserved_arguments_and_constraints():
+    pytest.importorskip("scipy")
+    with tf.Graph().as_default():
+        x = _v1.get_variable("x", initializer=np.array([2.0, 3.0], np.float32))
+        loss = tf.reduce_sum(tf.square(x))
+        constrained = _v1.contrib.opt.ScipyOptimizerInterface(loss, equalities=[tf.reduce_sum(x) - 1.0],
+                                                              method="SLSQP")
+        with _v1.Session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            constrained.minimize(sess)
+            np.testing.assert_allclose(sess.run(x), [0.5, 0.5], atol=1e-4)
+            for reserved in ({"jac": True}, {"bounds": [(0, 1)]}):
+                with pytest.raises(ValueError, match="set by the interface|var_to_bounds"):
+                    _v1.contrib.opt.ScipyOptimizerInterface(loss, **reserved).minimize(sess)
+
+
+def test_scipy_optimizer_interface_builds_without_scipy_and_minimize_names_it_when_missing(monkeypatch):
+    with tf.Graph().as_default():
+        x = _v1.get_variable("x", initializer=1.0)
+        optimizer = _v1.contrib.opt.ScipyOptimizerInterface(tf.square(x))
+        monkeypatch.setitem(__import__("sys").modules, "scipy.optimize", None)
+        with _v1.Session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            with pytest.raises(ImportError, match="ScipyOptimizerInterface.minimize needs scipy"):
+                optimizer.minimize(sess)

@@ -6,12 +6,18 @@ slot names and default names, so training steps and checkpoints match TF 1.15's.
 - AdamWOptimizer ("AdamW"), MomentumWOptimizer ("MomentumW"): decoupled weight decay, var -= weight_decay * var
   before each update (Loshchilov & Hutter), on the variables of decay_var_list (all by default).
 - LARSOptimizer ("LARSOptimizer"): momentum with a layer-wise trust ratio eeta * |w| / (|g| + wd * |w| + eps).
+- ScipyOptimizerInterface / ExternalOptimizerInterface: scipy.optimize.minimize on the graph's loss
+  (contrib.external_optimizer; scipy imported only when minimize() runs).
 """
 import tensorflow as tf
 from tensorflow.python.ops import gen_training_ops
 
 from npu_bridge import tf_private
 from npu_bridge.tf1compat.contrib import removed
+from npu_bridge.tf1compat.contrib.external_optimizer import (  # noqa: F401
+    ExternalOptimizerInterface,
+    ScipyOptimizerInterface,
+)
 from npu_bridge.tf1compat.contrib.moving_average_optimizer import MovingAverageOptimizer  # noqa: F401
 
 _v1 = tf.compat.v1

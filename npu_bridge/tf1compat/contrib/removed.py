@@ -33,7 +33,6 @@ REPLACEMENTS = {
     "contrib.losses.metric_learning": "tf_slim.losses.metric_learning / tensorflow_addons.losses",
     "contrib.memory_stats": "tf.config.experimental.get_memory_info",
     "contrib.model_pruning": "tensorflow_model_optimization.sparsity",
-    "contrib.opt.ScipyOptimizerInterface": "scipy.optimize.minimize on values from sess.run",
     "contrib.predictor": "tf.saved_model.load",
     "contrib.quantize": "tensorflow_model_optimization.quantization (quantization-aware training)",
     "contrib.recurrent": "tf.compat.v1.nn.dynamic_rnn / tf.compat.v1.nn.bidirectional_dynamic_rnn (or tf.while_loop "

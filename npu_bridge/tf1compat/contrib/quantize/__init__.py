@@ -6,6 +6,8 @@ min/max variables under `<layer>/weights_quant/` and `<layer>/act_quant/`. The f
 the pattern matcher and folding do not, and a partial rewrite would give checkpoints and accuracy that silently
 differ from TF 1.15's. So the module imports (scripts that only call it behind a --quantize flag run) and each
 rewrite raises ContribRemovedError naming tensorflow_model_optimization's quantization-aware training.
+python.graph_matcher, the pattern matcher itself, is provided: the object-detection exporter imports it to find
+and replace ops on its own.
 """
 from npu_bridge.tf1compat.contrib import removed
 
