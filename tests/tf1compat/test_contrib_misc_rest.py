@@ -486,3 +486,30 @@ def test_scipy_optimizer_interface_builds_without_scipy_and_minimize_names_it_wh
             sess.run(_v1.global_variables_initializer())
             with pytest.raises(ImportError, match="ScipyOptimizerInterface.minimize needs scipy"):
                 optimizer.minimize(sess)
+
+
+def test_framework_filter_variables_keeps_tf_1_15s_include_and_exclude_rules_as_the_detection_ports_call_it():
+    with tf.Graph().as_default():
+        for name in ("FeatureExtractor/conv1/weights", "FeatureExtractor/conv1/biases", "BoxPredictor/weights"):
+            _v1.get_variable(name, shape=[1])
+        names = lambda variables: [v.op.name for v in variables]          # noqa: E731
+        trainable = _v1.trainable_variables()
+        # object_detection's model_lib: filter_variables(trainable_variables(), include_patterns=..., ...)
+        kept = _v1.contrib.framework.filter_variables(trainable, include_patterns=["FeatureExtractor"],
+                                                      exclude_patterns=["biases"])
+        assert names(kept) == ["FeatureExtractor/conv1/weights"]
+        assert names(_v1.contrib.framework.filter_variables(trainable, include_patterns=["weights"])) == [
+            "FeatureExtractor/conv1/weights", "BoxPredictor/weights"]                 # re.search by default
+        assert names(_v1.contrib.framework.filter_variables(trainable, include_patterns=["weights"],
+                                                            reg_search=False)) == []    # re.match from the start
+
+
+def test_names_tf_1_15_did_not_have_either_give_the_clear_error_naming_where_they_are():
+    import importlib
+
+    with pytest.raises(ContribRemovedError, match=r"tf\.contrib\.filter_variables is not provided.*"
+                                                  r"tf\.contrib\.framework\.filter_variables"):
+        _v1.contrib.filter_variables
+    with pytest.raises(ContribRemovedError, match=r"tf\.contrib\.slim\.nets\.cyclegan is not provided.*"
+                                                  r"research/slim/nets"):
+        importlib.import_module("tensorflow.contrib.slim.nets.cyclegan")

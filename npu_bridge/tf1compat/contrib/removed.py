@@ -20,6 +20,8 @@ REPLACEMENTS = {
                          "names)",
     "contrib.eager": "TensorFlow 2's eager execution (tf.function, tf.GradientTape)",
     "contrib.ffmpeg": "tf.audio.decode_wav or an external decoder",
+    "contrib.filter_variables": "tf.contrib.framework.filter_variables (TF 1.15 had it there, not at the top of "
+                                "tf.contrib)",
     "contrib.gan": "the tensorflow_gan package",
     "contrib.graph_editor": "editing the GraphDef (tf.compat.v1.get_default_graph().as_graph_def()) and importing "
                             "it with tf.import_graph_def",
@@ -40,7 +42,8 @@ REPLACEMENTS = {
     "contrib.rnn.ops": "the fused RNN kernels TensorFlow 2 still registers under tf.raw_ops (GRUBlockCell, "
                        "BlockLSTMV2, ...)",
     "contrib.seq2seq": "tensorflow_addons.seq2seq (decoders, helpers, attention, beam search)",
-    "contrib.slim.nets.cyclegan": "the cyclegan module of tensorflow/models research/slim/nets",
+    "contrib.slim.nets.cyclegan": "the cyclegan module of tensorflow/models research/slim/nets (TF 1.15's "
+                                  "contrib.slim.nets had no cyclegan either)",
     "contrib.tensor_forest": "tensorflow_decision_forests",
     "contrib.tensorrt": "tf.experimental.tensorrt (GPU only)",
     "contrib.tfprof": "tf.compat.v1.profiler (profile, ProfileOptionBuilder; tf.compat.v1.profiler.Profiler "
