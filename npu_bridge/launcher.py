@@ -145,14 +145,14 @@ class _UserCodeImports:
         aliases = self._tf1compat.USER_CODE_ALIASES
         if name in aliases:
             module = self._original(aliases[name], globals, locals, ("__name__",))
-            return module if fromlist else self._tf1compat.bind(self._tf1, name.split(".")[1:], module)
+            return module if fromlist else self._tf1compat.overlay.bind(self._tf1, name.split(".")[1:], module)
         replaced = [item for item in fromlist or () if f"{name}.{item}" in aliases]
         if not replaced:
             return None
         module = self._original(name, globals, locals, fromlist)
         for item in replaced:       # from tensorflow.python.framework import graph_util
-            module = self._tf1compat.Overlay(module, item, self._original(aliases[f"{name}.{item}"], globals,
-                                                                          locals, ("__name__",)))
+            replacement = self._original(aliases[f"{name}.{item}"], globals, locals, ("__name__",))
+            module = self._tf1compat.overlay.Overlay(module, item, replacement)
         return module
 
     def _keras2(self, name, path, globals, locals, fromlist):
@@ -171,7 +171,7 @@ class _UserCodeImports:
         top_name = name.split(".")[0]
         top = self._tf1 if top_name == "tensorflow" else self._original(
             self._keras_v1 if top_name == "keras" else top_name, globals, locals, ("__name__",))
-        return self._tf1compat.bind(top, name.split(".")[1:], module)
+        return self._tf1compat.overlay.bind(top, name.split(".")[1:], module)
 
     def _v1_submodule(self, name, globals, locals):
         """The tf.compat.v1 counterpart of `tensorflow.X[.Y]` (tensorflow.layers, .train, .summary, .keras.layers,
@@ -205,6 +205,7 @@ def _prepare_tensorflow():
 
     import npu_bridge
     import npu_bridge.tf1compat.keras_paths  # the import hook's Keras 2 paths (standard library only)
+    import npu_bridge.tf1compat.overlay  # what the import hook binds for a rerouted `import a.b.c`
     from npu_bridge import tf1compat
 
     npu_bridge.activate()

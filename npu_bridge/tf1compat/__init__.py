@@ -8,14 +8,17 @@ the precision pass treats like any others.
 The launcher (npu-run) calls install(); tests and other launchers may call it too. It adds one import finder that
 answers only for the aliased module names, and imports nothing until a script asks for one of them, so it costs
 nothing when unused.
+
+This module holds the tables each area adds its entries to (ALIASES, ALIASES_WHERE_MISSING, USER_CODE_ALIASES,
+FALLBACKS, AFTER_IMPORT) and install(); the import machinery is in `finders` and `loaders`, and what the launcher's
+import hook binds for a rerouted `import a.b.c` in `overlay`.
 """
 import importlib
-import importlib.abc
 import importlib.util
 import sys
-import types
 
 from npu_bridge.tf1compat import estimator_paths
+from npu_bridge.tf1compat.finders import AliasFinder, FallbackFinder
 
 # The module name a TF 1.15 script imports -> the module that provides it here. A key covers its submodules too:
 # `tensorflow.contrib.layers` resolves to `npu_bridge.tf1compat.contrib.layers`; the longest matching key wins.
@@ -68,25 +71,6 @@ FALLBACKS = {
 }
 
 
-class _AliasLoader(importlib.abc.Loader):
-    """Loads an aliased name as the module it stands for: one module object under both names, so state (a
-    collection, a registered arg_scope) is shared whichever spelling imported it."""
-
-    def __init__(self, target):
-        self._target = target
-        self._target_spec = None
-
-    def create_module(self, spec):
-        module = importlib.import_module(self._target)
-        self._target_spec = module.__spec__
-        return module
-
-    def exec_module(self, module):
-        """Nothing to run: create_module returned the target module, already executed. The import system has
-        stamped the alias's spec on it; the module keeps its own (its relative imports and reload need it)."""
-        module.__spec__ = self._target_spec
-
-
 def _patch_model_layers(training_module):
     from npu_bridge.tf1compat.removed import patch_model_layers
 
@@ -108,90 +92,6 @@ AFTER_IMPORT = {
     "tf_keras.src.layers.normalization.batch_normalization": _accept_tf115_moments,
     "keras.src.layers.normalization.batch_normalization": _accept_tf115_moments,
 }
-
-
-class _PatchingLoader(importlib.abc.Loader):
-    """A module's own loader, then its AFTER_IMPORT fix-up."""
-
-    def __init__(self, loader, patch):
-        self._loader = loader
-        self._patch = patch
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module):
-        self._loader.exec_module(module)
-        self._patch(module)
-
-    def __getattr__(self, name):        # get_source, get_filename, ...: the module's own loader answers
-        return getattr(self._loader, name)
-
-
-class AliasFinder(importlib.abc.MetaPathFinder):
-    """Finds the modules named in `aliases` (and their submodules); every other name is left to the usual finders,
-    except that the modules in `after_import` get their fix-up once loaded."""
-
-    def __init__(self, aliases, after_import=None):
-        self._aliases = aliases
-        self._after_import = after_import or {}
-
-    def target(self, fullname):
-        """The module providing `fullname`, or None when no alias covers it."""
-        matches = [prefix for prefix in self._aliases if fullname == prefix or fullname.startswith(prefix + ".")]
-        if not matches:
-            return None
-        prefix = max(matches, key=len)
-        return self._aliases[prefix] + fullname[len(prefix):]
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname in self._after_import:
-            return self._patched_spec(fullname, path, target)
-        module_name = self.target(fullname)
-        if module_name is None:
-            return None
-        try:
-            found = importlib.util.find_spec(module_name)
-        except ModuleNotFoundError:     # a parent of module_name is missing or not a package
-            found = None
-        if found is None:
-            if fullname.startswith("tensorflow.contrib."):
-                from npu_bridge.tf1compat.contrib import removed
-
-                raise removed.missing_module(fullname)
-            return None
-        return importlib.util.spec_from_loader(fullname, _AliasLoader(module_name))
-
-
-    def _patched_spec(self, fullname, path, target):
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                if spec.loader is not None:
-                    spec.loader = _PatchingLoader(spec.loader, self._after_import[fullname])
-                return spec
-        return None
-
-
-class FallbackFinder(AliasFinder):
-    """An AliasFinder for modules that may really be installed: a name resolves to its stand-in only when no other
-    finder finds the real module, and a submodule only when its package is the stand-in (so `moxing.file` is the
-    stand-in's own file module, never a second copy loaded from its folder under the alias name)."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        module_name = self.target(fullname)
-        if module_name is None:
-            return None
-        package, _, _ = fullname.rpartition(".")
-        if package:
-            if getattr(sys.modules.get(package), "__name__", None) != self.target(package):
-                return None
-        elif any(finder.find_spec(fullname, path) for finder in sys.meta_path
-                 if finder is not self and hasattr(finder, "find_spec")):
-            return None
-        return super().find_spec(fullname, path, target)
 
 
 _FINDER = AliasFinder(ALIASES, AFTER_IMPORT)
@@ -222,29 +122,3 @@ def _is_missing(name):
     except ModuleNotFoundError:
         return True
 
-
-class Overlay(types.ModuleType):
-    """`base` with one attribute replaced: what `import a.b.c` binds to `a` when a.b.c resolves elsewhere."""
-
-    def __init__(self, base, name, value):
-        super().__init__(base.__name__, base.__doc__)
-        self._base = base
-        setattr(self, name, value)
-
-    def __getattr__(self, name):
-        return getattr(self._base, name)
-
-    def __dir__(self):
-        return sorted(set(dir(self._base)) | set(self.__dict__))
-
-
-def bind(top, parts, leaf):
-    """What `import top.parts[0]...parts[-1]` binds: `top`, whose attribute path `parts` leads to `leaf` (overlaid
-    where the real attribute is something else), so `import tensorflow.python.keras as keras` gets the leaf."""
-    if not parts:
-        return leaf
-    child = getattr(top, parts[0], None)
-    if not isinstance(child, types.ModuleType):
-        child = types.ModuleType(f"{top.__name__}.{parts[0]}")
-    inner = bind(child, parts[1:], leaf)
-    return top if inner is getattr(top, parts[0], None) else Overlay(top, parts[0], inner)

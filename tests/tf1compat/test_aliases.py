@@ -7,9 +7,7 @@ import pytest
 from npu_bridge import tf1compat
 
 
-@pytest.fixture(autouse=True)
-def installed():
-    tf1compat.install()
+pytestmark = pytest.mark.usefixtures("installed")
 
 
 def test_tensorflow_contrib_imports_as_the_compat_package():

@@ -5,18 +5,13 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
 
-from npu_bridge import tf1compat
 from npu_bridge.core.options import options_from_parameter_map
 from npu_bridge.core.precision import rewrite
 
 v1 = tf.compat.v1
 
 
-@pytest.fixture(autouse=True)
-def installed():
-    tf1compat.install()
-    with tf.Graph().as_default() as graph:
-        yield graph
+pytestmark = pytest.mark.usefixtures("tf1_graph")
 
 
 def _names(collection):

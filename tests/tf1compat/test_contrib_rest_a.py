@@ -6,12 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from npu_bridge import tf1compat
 
-
-@pytest.fixture(autouse=True)
-def installed():
-    tf1compat.install()
+pytestmark = pytest.mark.usefixtures("installed")
 
 
 @pytest.mark.parametrize("old, new", [

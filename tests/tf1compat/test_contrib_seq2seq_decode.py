@@ -7,16 +7,11 @@ import pytest
 import tensorflow as tf
 from tf_keras.src.legacy_tf_layers import core as legacy_core
 
-from npu_bridge import tf1compat
 
 v1 = tf.compat.v1
 
 
-@pytest.fixture(autouse=True)
-def installed():
-    tf1compat.install()
-    with tf.Graph().as_default() as graph:
-        yield graph
+pytestmark = pytest.mark.usefixtures("tf1_graph")
 
 
 def _sigmoid(x):

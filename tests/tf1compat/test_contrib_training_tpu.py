@@ -4,14 +4,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from npu_bridge import tf1compat
 
 v1 = tf.compat.v1
 
 
-@pytest.fixture(autouse=True)
-def installed():
-    tf1compat.install()
+pytestmark = pytest.mark.usefixtures("installed")
 
 
 def _hparams(**values):

@@ -11,8 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from npu_bridge import tf1compat
-from npu_bridge.tf1compat import keras_paths
+from npu_bridge.tf1compat import keras_paths, overlay
 
 KERAS_V1 = "tf_keras.api._v1.keras"
 
@@ -72,10 +71,10 @@ def test_bind_overlays_only_what_differs():
     top, middle = types.ModuleType("top"), types.ModuleType("top.middle")
     top.middle, top.other, middle.sibling = middle, object(), object()
     leaf = object()
-    bound = tf1compat.bind(top, ["middle", "leaf"], leaf)
+    bound = overlay.bind(top, ["middle", "leaf"], leaf)
     assert bound.middle.leaf is leaf and bound.other is top.other and bound.middle.sibling is middle.sibling
     assert not hasattr(middle, "leaf")                   # the real modules are left as they are
-    assert tf1compat.bind(top, ["middle"], middle) is top
+    assert overlay.bind(top, ["middle"], middle) is top
 
 
 def _npu_run(tmp_path, source, *args):
