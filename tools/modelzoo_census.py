@@ -48,7 +48,7 @@ _PYTHON_CALL = re.compile(r"(?:^|[\s;&|(])(?:nohup\s+)?(?:\S*/)?python(?:3(?:\.\
 _VARIABLE = re.compile(r"\$\{(\w+)(?::?[-=]([^}]*))?\}|\$([A-Za-z_]\w*|\d)")
 _PATH_LIKE = re.compile(r"path|dir|data|ckpt|file|root|url", re.IGNORECASE)
 _SHELL_PREFERENCE = ("train_performance_1p.sh", "train_full_1p.sh")
-_STOP_TOKENS = (">", "1>", "2>", "&", "|", ";", "&&", "||")
+_FD_REDIRECTION = re.compile(r"(?:^|(?<=\s))\d+(?=[<>])")
 
 
 @dataclass
@@ -189,18 +189,18 @@ def find_entry(folder, data_dir):
 
 
 def _entry(folder, shell, cwd, variables, script_text, rest):
-    lexer = shlex.shlex(variables.expand(rest), posix=True, punctuation_chars=True)
+    # a file descriptor is a number written against its redirection (`1>log`, `2>&1`); `--epochs 2 > log` keeps 2
+    text = _FD_REDIRECTION.sub("", variables.expand(rest))
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     lexer.commenters = "#"
     try:
         tokens = list(lexer)
     except ValueError:      # an unbalanced quote: read what comes before it
-        tokens = variables.expand(rest).split()
+        tokens = text.split()
     args = []
-    for index, token in enumerate(tokens):
-        following = tokens[index + 1] if index + 1 < len(tokens) else ""
-        if token in _STOP_TOKENS or token.startswith((">", "<", "&", "|", ";")) or \
-                token.isdigit() and following.startswith(">"):     # `1>log`, `2>&1`
+    for token in tokens:
+        if token.startswith((">", "<", "&", "|", ";")):     # a redirection, background, pipe or next command
             break
         args.append(token)
     script = Path(variables.expand(script_text))

@@ -116,7 +116,7 @@ nohup python3 train.py \
     --data_dir=${data_path}/train \
     --batch_size $batch_size \
     --name "two words" \
-    --ckpt=${ckpt_path} 1>${cur_path}/test/output/train.log 2>&1 &
+    --ckpt=${ckpt_path} --epochs 2 1>${cur_path}/test/output/train.log 2>&1 &
 """
 
 
@@ -133,7 +133,8 @@ def test_the_entry_script_and_its_flags_come_from_the_1p_shell_script(tmp_path):
     assert entry.shell_script.name == "train_performance_1p.sh"
     assert entry.script == (folder / "src" / "train.py").resolve()
     assert entry.cwd == (folder / "src").resolve()
-    assert entry.args == [f"--data_dir={data}/train", "--batch_size", "64", "--name", "two words", f"--ckpt={data}"]
+    assert entry.args == [f"--data_dir={data}/train", "--batch_size", "64", "--name", "two words", f"--ckpt={data}",
+                          "--epochs", "2"]
     assert entry.environment["PYTHONPATH"].startswith(f"{folder}/test/..//slim:")
     assert census.training_folders(tmp_path) == [folder]
 
