@@ -33,6 +33,14 @@ ALIASES = {
     "tensorflow.contrib.training.python.training.hparam": "npu_bridge.tf1compat.contrib.training.hparam",
     "tensorflow.contrib.tpu.python.ops.tpu_ops": "tensorflow.python.tpu.ops.tpu_ops",
     "tensorflow.contrib.image.python.ops": "npu_bridge.tf1compat.contrib.image",
+    "tensorflow.contrib.saved_model.python": "npu_bridge.tf1compat.contrib.saved_model",
+    "tensorflow.contrib.saved_model.python.saved_model": "npu_bridge.tf1compat.contrib.saved_model",
+    # contrib's deep paths to modules TensorFlow 2 still has under its own name
+    "tensorflow.contrib.framework.python.framework.checkpoint_utils": "tensorflow.python.training.checkpoint_utils",
+    "tensorflow.contrib.learn.python.learn.datasets.mnist": "npu_bridge.tf1compat.examples.tutorials.mnist.input_data",
+    "tensorflow.contrib.tpu.proto": "tensorflow.core.protobuf.tpu",
+    **{f"tensorflow.contrib.tpu.python.tpu.{name}": f"tensorflow.python.tpu.{name}"
+       for name in ("tensor_tracer", "tpu", "tpu_feed", "training_loop")},
     # Huawei's older contrib paths for npu_bridge (its TF 1.15 fork shipped the adapter inside tensorflow.contrib)
     "tensorflow.contrib.hccl": "npu_bridge.hccl",
     "tensorflow.contrib.hccl.python": "npu_bridge.hccl",        # `...hccl.python.ops.hccl_ops` is hccl_ops too
@@ -56,6 +64,7 @@ ALIASES = {
 ALIASES_WHERE_MISSING = {
     "tensorflow.python.training.training_ops": "tensorflow.python.ops.gen_training_ops",     # gone in 2.16
     "tensorflow.python.tpu.tpu_config": "npu_bridge.tf1compat.contrib.tpu",     # RunConfig, TPUConfig: gone in 2.16
+    "tensorflow.python.eager.profiler": "npu_bridge.tf1compat.eager_profiler",     # gone in 2.16
 }
 
 # Modules TensorFlow 2.x still has under TF 1.15's name but without TF 1.15's contents. TensorFlow itself imports
@@ -83,14 +92,22 @@ def _accept_tf115_moments(batch_normalization_module):
     accept_tf115_moments(batch_normalization_module)
 
 
+def _give_keras_version(keras_v1_api):
+    from npu_bridge.tf1compat.keras_fixups import give_version
+
+    give_version(keras_v1_api)
+
+
 # Modules of other libraries that get a TF 1.15 fix-up once they are imported (never imported for it): Keras'
 # Model gets a `_layers` that names the script's line (tf1compat.removed); BatchNormalization subclasses with
-# TF 1.15's `_moments` keep working (tf1compat.keras_fixups).
+# TF 1.15's `_moments` keep working and the v1 Keras API has TF 1.15's `keras.__version__` (tf1compat.keras_fixups).
 AFTER_IMPORT = {
     "tf_keras.src.engine.training": _patch_model_layers,
     "keras.src.engine.training": _patch_model_layers,
     "tf_keras.src.layers.normalization.batch_normalization": _accept_tf115_moments,
     "keras.src.layers.normalization.batch_normalization": _accept_tf115_moments,
+    "tf_keras.api._v1.keras": _give_keras_version,
+    "keras.api._v1.keras": _give_keras_version,
 }
 
 

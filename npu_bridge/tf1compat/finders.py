@@ -2,10 +2,11 @@
 (tf1compat.ALIASES) and hands the fix-ups of tf1compat.AFTER_IMPORT to the modules they patch; FallbackFinder
 answers for stand-ins of modules that may really be installed (tf1compat.FALLBACKS)."""
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 
-from npu_bridge.tf1compat.loaders import AliasLoader, PatchingLoader
+from npu_bridge.tf1compat.loaders import OWN_PACKAGE, AliasLoader, PatchingLoader
 
 
 class AliasFinder(importlib.abc.MetaPathFinder):
@@ -28,7 +29,7 @@ class AliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname in self._after_import:
             return self._patched_spec(fullname, path, target)
-        module_name = self.target(fullname)
+        module_name = self.target(fullname) or self._submodule_alias(fullname, path)
         if module_name is None:
             return None
         try:
@@ -42,6 +43,19 @@ class AliasFinder(importlib.abc.MetaPathFinder):
                 raise removed.missing_module(fullname)
             return None
         return importlib.util.spec_from_loader(fullname, AliasLoader(module_name))
+
+    def _submodule_alias(self, fullname, path):
+        """`from tensorflow.contrib.tpu.python.tpu import tpu_feed` imports the submodule under its package's own
+        name, npu_bridge.tf1compat.contrib.tpu.python.tpu.tpu_feed. When our package has no such file and the TF
+        1.15 spelling has an alias of its own (more specific than the package's), the module that alias names."""
+        if not fullname.startswith(OWN_PACKAGE):
+            return None
+        for prefix, package in self._aliases.items():
+            if fullname.startswith(package + "."):
+                module_name = self.target(prefix + fullname[len(package):])
+                if module_name != fullname and importlib.machinery.PathFinder.find_spec(fullname, path) is None:
+                    return module_name
+        return None
 
     def _patched_spec(self, fullname, path, target):
         for finder in sys.meta_path:

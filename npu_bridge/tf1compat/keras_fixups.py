@@ -1,4 +1,7 @@
-"""TF 1.15 Keras private hooks that ported code overrides and tf_keras now calls differently.
+"""TF 1.15 Keras names that ported code relies on and tf_keras now lacks or calls differently.
+
+Scripts print or compare `keras.__version__` (`import keras` under npu-run is the v1 Keras 2 API, and TF 1.15's
+tf.keras had a `__version__` too); the v1 API module has none: `give_version` sets the package's.
 
 EfficientNet-family ports (TPU code kept for the NPU) subclass BatchNormalization and override
 `_moments(self, inputs, reduction_axes, keep_dims)`, TF 1.15's signature; tf_keras calls it with a `mask` keyword
@@ -7,7 +10,14 @@ without `mask` gets it wrapped to TF 1.15's call: the override runs as written (
 notion of, is an error naming the class).
 """
 import functools
+import importlib
 import inspect
+
+
+def give_version(keras_v1_api):
+    """`__version__` on the v1 Keras API module (tf_keras.api._v1.keras, keras.api._v1.keras): its package's."""
+    if not hasattr(keras_v1_api, "__version__"):
+        keras_v1_api.__version__ = importlib.import_module(keras_v1_api.__name__.split(".")[0]).__version__
 
 
 def accept_tf115_moments(batch_normalization_module):

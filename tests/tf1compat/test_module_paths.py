@@ -5,12 +5,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from npu_bridge import tf1compat
 
-
-@pytest.fixture(autouse=True)
-def installed():
-    tf1compat.install()
+pytestmark = pytest.mark.usefixtures("installed")
 
 
 def test_tensorflow_core_is_tf_1_15s_name_for_the_tensorflow_package():
@@ -144,3 +140,70 @@ def test_a_batch_normalization_subclass_with_tf_1_15s_moments_signature_runs_its
             normalized = sess.run(outputs)
     assert calls == [False]
     np.testing.assert_allclose(normalized, (np.arange(8.0).reshape(4, 2) - [3, 4]) / np.sqrt(5.0), rtol=1e-5)
+
+
+def test_a_star_import_of_a_contrib_module_keeps_the_scripts_own_tf():
+    namespace = {"tf": "the script's TF1 tf"}
+    exec("from tensorflow.contrib.rnn import *\nfrom tensorflow.contrib.layers import *", namespace)
+    assert namespace["tf"] == "the script's TF1 tf"      # the modules' own `import tensorflow as tf` stays theirs
+    assert "LSTMCell" in namespace and "MultiRNNCell" in namespace and "xavier_initializer" in namespace
+    assert not {"sys", "removed", "np"} & set(namespace)
+
+
+def test_contrib_deep_paths_of_modules_tensorflow_still_has():
+    from tensorflow.contrib.framework.python.framework import checkpoint_utils
+    from tensorflow.contrib.learn.python.learn.datasets.mnist import DataSet, read_data_sets
+    from tensorflow.contrib.tpu.proto import compilation_result_pb2
+    from tensorflow.contrib.tpu.python.tpu import tpu_feed
+    from tensorflow.examples.tutorials.mnist import input_data
+    from tensorflow.python.tpu import tpu_feed as tf_tpu_feed
+    from tensorflow.python.training import checkpoint_utils as tf_checkpoint_utils
+
+    assert checkpoint_utils is tf_checkpoint_utils and tpu_feed is tf_tpu_feed
+    assert read_data_sets is input_data.read_data_sets and DataSet is input_data.DataSet
+    assert compilation_result_pb2.CompilationResultProto.__name__ == "CompilationResultProto"
+
+
+def test_contrib_saved_model_reads_a_saved_model_and_its_signature(tmp_path):
+    from tensorflow.contrib import saved_model as contrib_saved_model
+    from tensorflow.contrib.saved_model.python.saved_model import reader
+
+    export_dir = str(tmp_path / "model")
+    with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2], name="x")
+        y = tf.identity(x * 2.0, name="y")
+        builder = tf.compat.v1.saved_model.Builder(export_dir)
+        signature = tf.compat.v1.saved_model.predict_signature_def({"x": x}, {"y": y})
+        builder.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={"predict": signature})
+        builder.save()
+    saved = reader.read_saved_model(export_dir)
+    assert [list(tags) for tags in reader.get_saved_model_tag_sets(export_dir)] == [["serve"]]
+    found = contrib_saved_model.get_signature_def_by_key(saved.meta_graphs[0], "predict")
+    assert found.outputs["y"].name == "y:0"
+    with pytest.raises(ValueError, match="No SignatureDef with key 'serving_default' found"):
+        contrib_saved_model.get_signature_def_by_key(saved.meta_graphs[0], "serving_default")
+    with pytest.raises(IOError, match="SavedModel file does not exist"):
+        reader.read_saved_model(str(tmp_path))
+
+
+def test_the_v1_keras_api_has_keras_version():
+    import tf_keras
+    from tf_keras.api._v1 import keras
+
+    assert keras.__version__ == tf_keras.__version__
+
+
+def test_eager_profiler_starts_stops_and_saves_a_profile_under_the_logdir(tmp_path):
+    from tensorflow.python.eager import profiler
+
+    profiler.start()
+    with pytest.raises(profiler.ProfilerAlreadyRunningError):
+        profiler.start()
+    with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+        sess.run(tf.reduce_sum(tf.ones([64, 64])))
+    result = profiler.stop()
+    with pytest.raises(profiler.ProfilerNotRunningError):
+        profiler.stop()
+    profiler.save(str(tmp_path), result)
+    runs = list((tmp_path / "plugins" / "profile").iterdir())
+    assert len(runs) == 1 and any(runs[0].iterdir())
