@@ -1,4 +1,5 @@
-"""The contrib example scripts, each trained through npu-run (python -m npu_bridge) as a user runs a port."""
+"""The examples in examples/tf1_scripts/contrib (tf.contrib and Keras 2 module paths), each trained through npu-run
+(python -m npu_bridge) as a user runs a port."""
 import os
 import pathlib
 import subprocess
@@ -46,3 +47,14 @@ def test_hparams_script_takes_its_overrides_from_the_flag():
                          '"momentum", "train_steps": 30, "use_layer_norm": true}')
     first, last = _trained(lines[-1])
     assert last < first
+
+
+def test_keras_2_path_script_fits_and_trains_on_npu_sessions():
+    lines = _run("keras2_paths_cnn.py")
+    fit = lines[-3].split()
+    assert fit[:3] == ["keras", "fit", "loss"] and float(fit[5]) < float(fit[3]) / 2, lines[-3]
+    assert float(fit[fit.index("accuracy") + 1]) > 0.9, lines[-3]
+    assert lines[-2] == ("variables bn1/beta bn1/gamma bn1/moving_mean bn1/moving_variance classes/bias "
+                         "classes/kernel conv1/bias conv1/kernel scale/gamma")
+    first, last = _trained(lines[-1])
+    assert last < 0.9 * first, lines[-1]
