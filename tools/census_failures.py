@@ -5,9 +5,11 @@ first thing that stopped it, read from the last traceback it printed:
 
     tf_api       an AttributeError / ImportError naming a TensorFlow 1.15 API (tensorflow, contrib, keras,
                  estimator, or tf_slim, which serves contrib's slim and layers) that is missing here, or one
-                 that npu_bridge's TF 1.15 compatibility layer (npu_bridge.tf1compat) lacks or refuses
-    npu_bridge   a traceback whose last frame is inside the npu_bridge package, or an import of a Huawei
-                 npu_bridge module or name this package lacks
+                 that npu_bridge's TF 1.15 compatibility layer (npu_bridge.tf1compat) lacks or refuses; and any
+                 other error raised inside that layer (a refusal such as Keras 2's removed multi_gpu_model, or a
+                 fault in how it provides the API): the script stopped at a TF 1.15 API either way
+    npu_bridge   a traceback whose last frame is inside the rest of the npu_bridge package, or an import of a
+                 Huawei npu_bridge module or name this package lacks
     third_party  ModuleNotFoundError for a module that is neither TensorFlow's nor npu_bridge's (a package the user
                  installs, or a module of the script's own folder)
     data         the script looked for its data (file or folder not found, an empty dataset, a download
@@ -141,6 +143,8 @@ def classify(returncode, output, timed_out=False, npu_bridge_dir=None):
         return Failure("tf_api", exception, where)
     if name == "ModuleNotFoundError":
         return Failure("third_party", exception, where)
+    if raising and npu_bridge_dir is not None and _is_inside(raising[0], f"{npu_bridge_dir.rstrip('/')}/tf1compat"):
+        return Failure("tf_api", exception, where)
     if raising and _is_inside(raising[0], npu_bridge_dir):
         return Failure("npu_bridge", exception, where)
     if name in _DATA_EXCEPTIONS or _DATA_WORDS.search(message) or _DATA_WORDS.search(_after(output, exception)):

@@ -71,6 +71,15 @@ def test_a_missing_tf_api_is_tf_api_even_when_npu_bridges_compat_layer_names_it(
     assert failures.classify(1, output, npu_bridge_dir=NPU_BRIDGE).category == "tf_api"
 
 
+def test_any_error_npu_bridges_compat_layer_raises_is_a_tf_api_stop():
+    output = traceback(SCRIPT, (f"{NPU_BRIDGE}/tf1compat/keras_paths.py", 151),
+                       exception="NotImplementedError: keras.utils.multi_gpu_model: multi_gpu_model was removed")
+    assert failures.classify(1, output, npu_bridge_dir=NPU_BRIDGE).category == "tf_api"
+    output = traceback(SCRIPT, (f"{NPU_BRIDGE}/tf1compat/contrib/tpu/__init__.py", 135),
+                       exception="ValueError: TPUEstimator(use_tpu=True): this machine has no TPU")
+    assert failures.classify(1, output, npu_bridge_dir=NPU_BRIDGE).category == "tf_api"
+
+
 def test_only_the_last_traceback_counts():
     first = traceback(SCRIPT, exception="ModuleNotFoundError: No module named 'imageio'")
     last = traceback(SCRIPT, exception="AttributeError: module 'tensorflow' has no attribute 'contrib'")
