@@ -10,7 +10,7 @@ answers only for the aliased module names, and imports nothing until a script as
 nothing when unused.
 
 This module holds the tables each area adds its entries to (ALIASES, ALIASES_WHERE_MISSING, USER_CODE_ALIASES,
-FALLBACKS, AFTER_IMPORT) and install(); the import machinery is in `finders` and `loaders`, and what the launcher's
+FALLBACKS, AFTER_IMPORT, MISSING_MODULES) and install(); the import machinery is in `finders` and `loaders`, and what the launcher's
 import hook binds for a rerouted `import a.b.c` in `overlay`.
 """
 import importlib
@@ -33,11 +33,14 @@ ALIASES = {
     "tensorflow.contrib.training.python.training.hparam": "npu_bridge.tf1compat.contrib.training.hparam",
     "tensorflow.contrib.tpu.python.ops.tpu_ops": "tensorflow.python.tpu.ops.tpu_ops",
     "tensorflow.contrib.image.python.ops": "npu_bridge.tf1compat.contrib.image",
+    **{f"tensorflow.contrib.mixed_precision.python.{name}": "npu_bridge.tf1compat.contrib.mixed_precision"
+       for name in ("loss_scale_manager", "loss_scale_optimizer")},
     "tensorflow.contrib.saved_model.python": "npu_bridge.tf1compat.contrib.saved_model",
     "tensorflow.contrib.saved_model.python.saved_model": "npu_bridge.tf1compat.contrib.saved_model",
     # contrib's deep paths to modules TensorFlow 2 still has under its own name
     "tensorflow.contrib.framework.python.framework.checkpoint_utils": "tensorflow.python.training.checkpoint_utils",
     "tensorflow.contrib.learn.python.learn.datasets.mnist": "npu_bridge.tf1compat.examples.tutorials.mnist.input_data",
+    "tensorflow.contrib.image.ops": "tensorflow.python.ops",       # its gen_image_ops: the kernels TF 2 still has
     "tensorflow.contrib.tpu.proto": "tensorflow.core.protobuf.tpu",
     **{f"tensorflow.contrib.tpu.python.tpu.{name}": f"tensorflow.python.tpu.{name}"
        for name in ("tensor_tracer", "tpu", "tpu_feed", "training_loop")},
@@ -111,7 +114,21 @@ AFTER_IMPORT = {
 }
 
 
-_FINDER = AliasFinder(ALIASES, AFTER_IMPORT)
+
+
+def _contrib_missing(fullname):
+    from npu_bridge.tf1compat.contrib import removed
+
+    return removed.missing_module(fullname)
+
+
+# What an aliased name nothing provides raises instead of Python's bare "No module named ...", by the prefix of the
+# name the script imports: the symbol and what to use instead.
+MISSING_MODULES = {
+    "tensorflow.contrib.": _contrib_missing,
+}
+
+_FINDER = AliasFinder(ALIASES, AFTER_IMPORT, MISSING_MODULES)
 _FALLBACK_FINDER = FallbackFinder(FALLBACKS)
 
 
@@ -124,7 +141,7 @@ def install():
                 patch(sys.modules[name])
     if _FALLBACK_FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FALLBACK_FINDER)
-    estimator_paths.install(ALIASES)
+    estimator_paths.install(ALIASES, MISSING_MODULES)
     for name, target in ALIASES_WHERE_MISSING.items():
         if name not in ALIASES and _is_missing(name):
             ALIASES[name] = target

@@ -22,14 +22,26 @@ def tensorflow_has_estimator():
     return (major, minor) <= (2, 15)
 
 
-def install(aliases):
-    """On TensorFlow without tf.estimator: add the Estimator module names to `aliases` and make our package
-    `tf.estimator` and `tf.compat.v1.estimator` (the package loads its names on first use)."""
+def missing_module(fullname):
+    """The error for an Estimator module path our package does not have (TensorFlow >= 2.16)."""
+    return ModuleNotFoundError(
+        f"No module named {fullname!r}: TensorFlow 2.16 removed tf.estimator, and npu_bridge's Estimator "
+        f"({ESTIMATOR_PACKAGE}) has Estimator, RunConfig, EstimatorSpec, ModeKeys, train_and_evaluate and the "
+        "export functions, but not the canned estimators and heads (DNNClassifier, LinearRegressor, "
+        "DNNLinearCombinedClassifier, ...) nor tf.estimator's private modules: write a model_fn for "
+        "tf.estimator.Estimator, or run on TensorFlow 2.15, which still has them", name=fullname)
+
+
+def install(aliases, missing):
+    """On TensorFlow without tf.estimator: add the Estimator module names to `aliases` (and their error to
+    `missing`) and make our package `tf.estimator` and `tf.compat.v1.estimator` (the package loads its names on
+    first use)."""
     if tensorflow_has_estimator():
         return
     import tensorflow
 
     aliases.update(ESTIMATOR_ALIASES)
+    missing.update(dict.fromkeys((f"{name}." for name in ESTIMATOR_ALIASES), missing_module))
     package = importlib.import_module(ESTIMATOR_PACKAGE)
     # The v1 API is several module objects: `tensorflow.compat.v1` imported by name (`import tensorflow.compat.v1
     # as tf`), the module it wraps, and whichever of them the attribute tensorflow.compat.v1 holds. All get it.

@@ -11,12 +11,14 @@ from npu_bridge.tf1compat.loaders import OWN_PACKAGE, AliasLoader, PatchingLoade
 
 class AliasFinder(importlib.abc.MetaPathFinder):
     """Finds the modules named in `aliases` (and their submodules); every other name is left to the usual finders,
-    except that the modules in `after_import` get their fix-up once loaded. Both tables are read at each lookup,
-    so entries added after install() count."""
+    except that the modules in `after_import` get their fix-up once loaded. An aliased name whose module does not
+    exist raises the error `missing` gives for its prefix, if any. The tables are read at each lookup, so
+    entries added after install() count."""
 
-    def __init__(self, aliases, after_import=None):
+    def __init__(self, aliases, after_import=None, missing=None):
         self._aliases = aliases
         self._after_import = after_import or {}
+        self._missing = missing or {}
 
     def target(self, fullname):
         """The module providing `fullname`, or None when no alias covers it (the longest matching key wins)."""
@@ -37,10 +39,9 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         except ModuleNotFoundError:     # a parent of module_name is missing or not a package
             found = None
         if found is None:
-            if fullname.startswith("tensorflow.contrib."):
-                from npu_bridge.tf1compat.contrib import removed
-
-                raise removed.missing_module(fullname)
+            for prefix, error in self._missing.items():
+                if fullname.startswith(prefix):
+                    raise error(fullname)
             return None
         return importlib.util.spec_from_loader(fullname, AliasLoader(module_name))
 

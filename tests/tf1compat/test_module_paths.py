@@ -207,3 +207,62 @@ def test_eager_profiler_starts_stops_and_saves_a_profile_under_the_logdir(tmp_pa
     profiler.save(str(tmp_path), result)
     runs = list((tmp_path / "plugins" / "profile").iterdir())
     assert len(runs) == 1 and any(runs[0].iterdir())
+
+
+def test_contrib_mixed_precision_and_image_ops_module_paths():
+    from tensorflow.contrib import mixed_precision
+    from tensorflow.contrib.image.ops import gen_image_ops
+    from tensorflow.contrib.mixed_precision.python import loss_scale_optimizer
+    from tensorflow_core.contrib.mixed_precision.python.loss_scale_manager import (
+        ExponentialUpdateLossScaleManager,
+    )
+
+    assert ExponentialUpdateLossScaleManager is mixed_precision.ExponentialUpdateLossScaleManager
+    assert loss_scale_optimizer.LossScaleOptimizer is mixed_precision.LossScaleOptimizer
+    image = np.arange(9, dtype=np.float32).reshape(1, 3, 3, 1)
+    with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+        shifted = sess.run(gen_image_ops.image_projective_transform_v2(      # output (x, y) reads input (x + 1, y)
+            image, transforms=[[1, 0, 1, 0, 1, 0, 0, 0]], output_shape=[3, 3], interpolation="NEAREST"))
+    np.testing.assert_array_equal(shifted[0, :, :, 0], [[1, 2, 0], [4, 5, 0], [7, 8, 0]])
+
+
+def test_an_estimator_module_path_our_estimator_lacks_says_what_it_has():
+    from npu_bridge.tf1compat.estimator_paths import tensorflow_has_estimator
+
+    if tensorflow_has_estimator():      # TensorFlow 2.15: its own Estimator, canned heads included
+        from tensorflow_estimator.python.estimator.canned import head
+
+        assert head.__name__ == "tensorflow_estimator.python.estimator.canned.head"
+        return
+    with pytest.raises(ModuleNotFoundError, match=r"No module named 'tensorflow_estimator\.python\.estimator\.canned'"
+                                                  r": .*canned estimators and heads.*TensorFlow 2\.15"):
+        from tensorflow_estimator.python.estimator.canned import head  # noqa: F401
+    with pytest.raises(ModuleNotFoundError, match="write a model_fn"):
+        from tensorflow.python.estimator.canned.optimizers import get_optimizer_instance  # noqa: F401
+
+
+def _numpy_resample(data, points):
+    """TF 1.15's resampler kernel: the four neighbours' bilinear weights, a neighbour outside the image is zero."""
+    out = np.zeros(points.shape[:-1] + data.shape[-1:], np.float32)
+    for index in np.ndindex(points.shape[:-1]):
+        x, y = points[index]
+        for corner_x in (np.floor(x), np.floor(x) + 1):
+            for corner_y in (np.floor(y), np.floor(y) + 1):
+                weight = (1 - abs(x - corner_x)) * (1 - abs(y - corner_y))
+                if 0 <= corner_x < data.shape[2] and 0 <= corner_y < data.shape[1]:
+                    out[index] += weight * data[index[0], int(corner_y), int(corner_x)]
+    return out
+
+
+def test_contrib_resampler_interpolates_bilinearly_with_zeros_outside_the_image():
+    from tensorflow.contrib.resampler import resampler
+
+    rng = np.random.RandomState(0)
+    data = rng.rand(2, 4, 5, 3).astype(np.float32)
+    warp = np.concatenate([rng.uniform(-1.5, 5.5, (2, 6, 1)), rng.uniform(-1.5, 4.5, (2, 6, 1))],
+                          axis=-1).astype(np.float32)
+    warp[0, 0] = [2.0, 1.0]         # a pixel centre reads the pixel itself
+    with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+        sampled = sess.run(resampler(data, warp))
+    np.testing.assert_allclose(sampled, _numpy_resample(data, warp), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sampled[0, 0], data[0, 1, 2], rtol=1e-6)
