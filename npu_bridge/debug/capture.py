@@ -50,6 +50,7 @@ class Recording:
     skipped: list = field(default_factory=list)     # messages of the steps loss scaling skipped before start
     sources: dict = field(default_factory=dict)     # user op name -> the user's line that created it
     partial: bool = False           # the script ended before the steps asked for: fewer were recorded
+    unused: set = field(default_factory=set)        # ops whose value the step does not use (stepgraph.used_ops)
 
     @property
     def step_numbers(self):
@@ -172,7 +173,7 @@ class CaptureObserver(observers.RunObserver):
             trains=step_graph.trains, mixlist_allowed=options.mode in (PrecisionMode.MIXED_FP16,
                                                                        PrecisionMode.MIXED_BF16),
             mode_name=options.mode_name, loss_scaling=candidate.scaling, skipped=list(candidate.skipped),
-            sources={op.name: source_line(op) for op in step_graph.ops})
+            sources={op.name: source_line(op) for op in step_graph.ops}, unused=set(step_graph.unused))
 
     def before_step(self, emulation, plan, step):
         self.steps_seen[plan.signature] = step + 1

@@ -14,8 +14,13 @@ Two errors per tensor:
   truth of its inputs (rounded where the NPU rounds them, by the same feed path a user's feed takes) against
   the float32 output: the error the op adds itself. Ops are fed and fetched in a few batches, each batch
   holding ops none of which reads another's output, so one run measures many ops.
+  An op that routes values by comparing its inputs (MaxPoolGrad sends each gradient to its window's maximum) is
+  judged against float32 fed the same rounded inputs: rounding makes ties in a window, and the gradient then goes
+  to another maximum, a valid choice that float32 would make on those inputs too, not an error of the op.
 The first op (execution order) whose local error passes metrics.LOCAL_THRESHOLDS for its dtype, or which
 overflows from finite inputs, is the one to look at: the summary names it and the user's line that created it.
+Ops whose value the step does not use (stepgraph.used_ops: the gradient with respect to a constant) are compared
+but not judged.
 """
 import csv
 import math
@@ -28,7 +33,7 @@ from tensorflow.python.framework import errors
 from npu_bridge import tf_private
 from npu_bridge.debug import dumpdata, lossscale, metrics, vis
 from npu_bridge.debug.overflow import abnormal, overflowed
-from npu_bridge.debug.stepgraph import StepGraph, is_float, source_line
+from npu_bridge.debug.stepgraph import StepGraph, is_float, source_line, variable_of
 from npu_bridge.runtime import observers, steps
 
 # msaccucmp's columns in its order (vector_cmp/fusion_manager/compare_result.py, without -overflow_detection),
@@ -37,6 +42,9 @@ COLUMNS = ("Index", "OpType", "NPUDump", "DataType", "Address", "GroundTruth", "
            "TensorIndex", "Shape", *metrics.ALGORITHMS, "CompareFailReason",
            "OverFlow", "LocalRelativeError", "LocalMaxAbsoluteError", "LocalOverFlow", "LocalThreshold", "SourceLine")
 COSINE_ALERT = 0.99     # msaccucmp's advisor: the first row below it is where "Global Consistency" is lost
+# Ops that choose where each value goes by comparing float inputs (the max of a pooling window).
+ROUTING_OPS = frozenset({"MaxPoolGrad", "MaxPoolGradV2", "MaxPool3DGrad", "MaxPoolGradGrad", "MaxPoolGradGradV2",
+                         "MaxPool3DGradGrad", "FractionalMaxPoolGrad"})
 
 
 def _dt(dtype_name):
@@ -62,6 +70,17 @@ class Reference:
     def run(self, names, variables, feeds):
         self.variables.write(self.session, variables)
         return self.session.run(list(names), feeds)
+
+    def on_rounded_inputs(self, op, truth, dtype):
+        """`op`'s float32 outputs computed from its float inputs' ground truth rounded to `dtype` (the variables
+        are those the last run wrote)."""
+        feeds = {}
+        with np.errstate(over="ignore", invalid="ignore"):
+            for tensor in op.inputs:
+                if is_float(tensor) and tensor.name in truth:
+                    feeds[tensor.name] = np.asarray(truth[tensor.name]).astype(dtype).astype(
+                        tensor.dtype.base_dtype.as_numpy_dtype)
+        return self.session.run([t.name for t in op.outputs], feeds)
 
     def close(self):
         self.session.close()
@@ -148,22 +167,28 @@ class StepComparison:
         (as the NPU's overflow detection flags it: an epsilon lost upstream makes a 0/0 here)."""
         if self.expected:
             return None
-        for row in self.rows:
+        for row in self._judged():
             if row["LocalOverFlow"] == "YES" or row["overflow_origin"] or \
                     _number(row["LocalRelativeError"]) > _number(row["LocalThreshold"]):
                 return row
         return None
 
+    def _judged(self):
+        return (row for row in self.rows if not row.get("unused"))
+
     def first_overflow(self):
-        return next((row for row in self.rows if row["OverFlow"] == "YES"), None)
+        return next((row for row in self._judged() if row["OverFlow"] == "YES"), None)
 
     def first_divergence(self):
-        return next((row for row in self.rows if _number(row["CosineSimilarity"], 1.0) < COSINE_ALERT), None)
+        return next((row for row in self._judged() if _number(row["CosineSimilarity"], 1.0) < COSINE_ALERT), None)
 
     def summary(self):
         local = sum(1 for row in self.rows if row["LocalRelativeError"] != "")
+        unused = sum(1 for row in self.rows if row.get("unused"))
         lines = [f"step {self.step} (fetches {', '.join(self.fetches) or '-'}): {len(self.rows)} float tensors "
-                 f"compared with float32, {local} outputs of reduced ops measured alone"]
+                 f"compared with float32, {local} outputs of reduced ops measured alone"
+                 + (f"; {unused} that the step does not use (gradients with respect to constants) not judged"
+                    if unused else "")]
         culprit = self.culprit
         if self.expected:
             lines.append(f"{self.skipped}: its overflows are the ones dynamic loss scaling expects, not judged")
@@ -274,10 +299,16 @@ def compare_step(emulation, plan, step, step_graph, variables, record, reference
         truth_feeds[name] = value
     for name in step_graph.sources:
         truth_feeds[name] = record.extra[name]
-    names = [t.name for t in (*step_graph.compared, *step_graph.variable_reads)]
+    # A variable read's ground truth is the variable before the step, not a fetch: a read fetched in a run that
+    # also applies the update may show the value after it.
+    reads = {t.name: variable_of(t) for t in step_graph.variable_reads if variable_of(t) in variables}
+    names = [t.name for t in (*step_graph.compared, *step_graph.variable_reads, *step_graph.constants)
+             if t.name not in reads]
     golden = dict(zip(names, reference.run(names, variables, truth_feeds)))
+    golden.update((read, np.asarray(variables[name])) for read, name in reads.items())
     truth = {**golden, **truth_feeds}
     local = local_runner.measure(truth) if local_runner.batches else {}
+    routed = {}                 # op name -> float32 outputs on rounded inputs, for ROUTING_OPS
     rows = []
     for index, tensor in enumerate(step_graph.compared):
         op = tensor.op
@@ -289,14 +320,15 @@ def compare_step(emulation, plan, step, step_graph, variables, record, reference
                "OverFlow": "YES" if abnormal(emulated) else "NO", "overflow_origin": False, "LocalRelativeError": "",
                "LocalMaxAbsoluteError": "", "LocalOverFlow": "", "LocalThreshold": "",
                "SourceLine": source_line(op), "tensor": tensor.name, "inputs": [t.name for t in op.inputs],
+               "unused": op.name in step_graph.unused,
                "stats_npu": metrics.statistics(emulated), "stats_truth": metrics.statistics(golden[tensor.name])}
         with np.errstate(over="ignore", invalid="ignore"):
             scores = metrics.compare_arrays(emulated, golden[tensor.name])
         row["CompareFailReason"] = scores.pop("reason")
         row.update(scores)
+        emulated_inputs = [record.extra[step_graph.inner[t.name]] for t in op.inputs if t.name in step_graph.inner]
         if row["OverFlow"] == "YES":
-            row["overflow_origin"] = overflowed([record.extra[step_graph.inner[t.name]] for t in op.inputs
-                                                 if t.name in step_graph.inner], [emulated])
+            row["overflow_origin"] = overflowed(emulated_inputs, [emulated])
         if op.name in local:
             values, reason = local[op.name]
             decision = step_graph.decisions[op.name]
@@ -304,12 +336,21 @@ def compare_step(emulation, plan, step, step_graph, variables, record, reference
             if values is None:
                 row["CompareFailReason"] = "; ".join(filter(None, (row["CompareFailReason"], reason)))
             else:
-                mine = np.asarray(values[tensor.value_index]).astype(tf.as_dtype(decision).as_numpy_dtype)
+                reduced = tf.as_dtype(decision).as_numpy_dtype
+                mine = np.asarray(values[tensor.value_index]).astype(reduced)
                 inputs = [truth[t.name] for t in op.inputs if t.name in truth]
-                row["LocalRelativeError"] = metrics.local_error(mine, golden[tensor.name])
-                difference = metrics.as_float64(mine) - metrics.as_float64(golden[tensor.name])
+                expected = golden[tensor.name]
+                if op.type in ROUTING_OPS:
+                    expected = routed.setdefault(op.name, reference.on_rounded_inputs(op, truth, reduced))[
+                        tensor.value_index]
+                row["LocalRelativeError"] = metrics.local_error(mine, expected)
+                difference = metrics.as_float64(mine) - metrics.as_float64(expected)
                 row["LocalMaxAbsoluteError"] = float(np.max(np.abs(difference))) if difference.size else 0.0
-                row["LocalOverFlow"] = "YES" if overflowed(inputs, [mine]) else "NO"
+                # An op reading a value the emulated step already saturated (65504s from a float16 producer)
+                # inherits the overflow, as the NPU's overflow detection sees it: fed that value's float32 truth,
+                # which float16 cannot hold, it overflows again without being the cause.
+                row["LocalOverFlow"] = "YES" if overflowed(inputs, [mine]) and not any(
+                    abnormal(value) for value in emulated_inputs) else "NO"
         rows.append(row)
     fetches = [f.name for f in plan.mapper.unique_fetches()]
     return StepComparison(step, fetches, rows, step_graph.trains, plan.signature, *skipped)

@@ -34,26 +34,57 @@ def _plain(tensor):
     return not tf_private.is_ref_dtype(tensor.dtype) and tensor.dtype not in (tf.resource, tf.variant)
 
 
-def _reads_variable(tensor):
-    """Is `tensor` a variable (handle or value), possibly through Identity ops?"""
+def variable_of(tensor):
+    """The name of the variable op `tensor` is (handle or value), possibly through Identity ops, or None."""
     source = tensor
     while source.op.type in ("Identity", "ReadVariableOp") and source.op.inputs:
         source = source.op.inputs[0]
-    return source.op.type in VARIABLE_OPS
+    return source.op.name if source.op.type in VARIABLE_OPS else None
+
+
+def _reads_variable(tensor):
+    return variable_of(tensor) is not None
 
 
 def is_source(op):
     """A stateful op without float inputs whose outputs the reference takes from the emulated step."""
-    try:
-        stateful = op.op_def.is_stateful
-    except (AttributeError, ValueError):
-        return False
-    if not stateful or op.type in VARIABLE_OPS or not op.outputs or tf_private.control_flow_context(op) is not None:
+    if not _stateful(op) or op.type in VARIABLE_OPS or not op.outputs or tf_private.control_flow_context(op) is not None:
         return False
     if any(tf_private.is_ref_dtype(t.dtype) or is_float(t) or (t.dtype == tf.resource and _reads_variable(t))
            for t in op.inputs):
         return False
     return all(_plain(t) for t in op.outputs)
+
+
+def _stateful(op):
+    try:
+        return op.op_def.is_stateful
+    except (AttributeError, ValueError):
+        return False
+
+
+def used_ops(executed, fetched, fed):
+    """Names of the ops in `executed` whose value the step uses: an output reaches a fetched tensor (names in
+    `fetched`) or an op that writes state (stateful, or reading a ref: an optimizer's update, an assignment)
+    along data edges.
+
+    The others run only because a control edge asks for them. tf.gradients gates each op's input gradients
+    together (GATE_OP), so the gradient with respect to a constant (a Mul's constant factor, a division's
+    constant divisor, the frozen kernel of a feature extractor) is computed every step and read by nothing:
+    its float16 error or overflow cannot change the run.
+    """
+    by_name = {op.name: op for op in executed}
+    writes = [op for op in executed if _stateful(op) or any(tf_private.is_ref_dtype(t.dtype) for t in op.inputs)]
+    stack = [name.rsplit(":", 1)[0] for name in fetched]
+    stack += [t.op.name for op in writes for t in op.inputs if t.name not in fed]
+    used = set()
+    while stack:
+        name = stack.pop()
+        if name in used or name not in by_name:
+            continue
+        used.add(name)
+        stack.extend(t.op.name for t in by_name[name].inputs if t.name not in fed)
+    return used
 
 
 def executed_ops(roots, fed):
@@ -74,7 +105,8 @@ class StepGraph:
 
     compared: user float tensors computed in the step, in execution order, with the inner tensor holding each
     one's emulated value (`inner[name]`); sources: user tensor names of source outputs; local_ops: user ops the
-    pass reduced, whose float inputs all have a known ground truth.
+    pass reduced, whose float inputs all have a known ground truth and whose value the step uses; constants: the
+    float Const outputs they read; unused: names of executed ops whose value nothing uses (used_ops), not judged.
     """
 
     def __init__(self, emulation, plan):
@@ -86,6 +118,9 @@ class StepGraph:
         inner_fed = set(plan.feed_names)
         roots = [f if isinstance(f, tf.Operation) else f.op for f in plan.mapper.unique_fetches()]
         executed = executed_ops(roots, fed)
+        fetched = [f.name for f in plan.mapper.unique_fetches() if isinstance(f, tf.Tensor)]
+        used = used_ops(executed, fetched, fed)
+        self.unused = {op.name for op in executed if op.name not in used}
         # The graph that trains: it runs an optimizer's update (inside a cond under loss scaling).
         self.trains = any(op.type.startswith(_UPDATE_PREFIXES) for op in executed)
         self.ops = [op for op in executed if tf_private.control_flow_context(op) is None]
@@ -93,7 +128,8 @@ class StepGraph:
         source_ops = {name.rsplit(":", 1)[0] for name in self.sources}
         self.inner, self.compared, self.dtypes = {}, [], {}
         # A fetched variable read may hold the value after the step's update (TensorFlow hands out the variable's
-        # buffer): such reads are not compared, only read from the reference (they equal the variables written).
+        # buffer, which the update then writes): such reads are not compared; their ground truth is the value of
+        # the variable before the step.
         self.variable_reads = []
         for op in self.ops:
             if op.type in _INPUT_OPS or op.name in source_ops:
@@ -111,18 +147,24 @@ class StepGraph:
                 self.inner[tensor.name] = inner
                 self.compared.append(tensor)
                 self.dtypes[tensor.name] = ref.dtype if ref is not None else tensor.dtype.base_dtype.name
-        known = set(self.inner) | fed | set(self.sources) | {t.name for t in self.variable_reads}
+        # A constant's value is its own ground truth (a division by a constant `size`: the divisor may leave
+        # float16's range, the error is then the division's own).
+        constants = {t.name: t for op in self.ops if op.type == "Const" for t in op.outputs if is_float(t)}
+        known = set(self.inner) | fed | set(self.sources) | {t.name for t in self.variable_reads} | set(constants)
         self.local_ops, self.decisions = [], {}
         for op in self.ops:
             try:
                 record = report.by_name(op.name)
             except KeyError:
                 continue
-            if record.decision != report.reduced_dtype or not any(t.name in self.inner for t in op.outputs):
+            if record.decision != report.reduced_dtype or op.name in self.unused or \
+                    not any(t.name in self.inner for t in op.outputs):
                 continue
             if all(t.name in known for t in op.inputs if is_float(t)):
                 self.local_ops.append(op)
                 self.decisions[op.name] = record.decision
+        read = {t.name for op in self.local_ops for t in op.inputs}
+        self.constants = [tensor for name, tensor in constants.items() if name in read]
         self.reduced_ops = sum(1 for op in self.ops if _decision(report, op.name) == report.reduced_dtype)
         self.runs_reduced = self.reduced_ops > 0
         self._program_graph = program.graph

@@ -9,7 +9,8 @@ dependence on its seeding.
 1. Range pre-pass: a float32 replay; reduced ops reading or producing a value beyond the reduced dtype's range
    (float16: |x| > 65504) are kept in float32 from the start. Under loss scaling this replay runs at scale 1:
    a gradient only the loss scale makes large is loss scaling's business (it skips the step and shrinks the
-   scale), not a reason to keep an op in float32.
+   scale), not a reason to keep an op in float32. Nor is a value the step does not use (the gradient with
+   respect to a constant divisor): such ops are left to the bisection, which keeps them only if they matter.
 2. Bisection over the remaining reduced ops in execution order, as onnxconverter-common's auto mixed precision
    does: take the largest untested segment, try it reduced with every op not yet proven good kept in float32;
    a passing segment is good, a failing one is split in half, a failing single op is kept in float32.
@@ -240,7 +241,8 @@ class Search:
         self.float32, peaks = self.replay.run(None, {t for names in ports.values() for t in names}, unscaled=True)
         if self.progress is not None:
             self.progress(ReplayEvent(self.replay.count, self.bound, "float32 (range pre-pass)", 0, 0.0, True, None))
-        range_blocked = [name for name in self.candidates if any(peaks[t] > limit for t in ports[name])]
+        range_blocked = [name for name in self.candidates if name not in self.recording.unused and
+                         any(peaks[t] > limit for t in ports[name])]
         mixed, _ = self.replay.run({})
         self._told("as configured", [], mixed)
         rest = [name for name in self.candidates if name not in range_blocked]

@@ -81,8 +81,9 @@ def test_epsilon_lost_in_float16_is_traced_to_the_division(graph):
         value, comparison = compare_step(sess, loss, {x: data})
     assert np.isnan(value)
     culprit = comparison.culprit
-    # Sqrt reads 1e-8 rounded to 0 and returns 0 instead of 1e-4 (local error 1); the division then makes 0/0.
-    assert culprit["NPUDump"] == "Sqrt" and culprit["LocalRelativeError"] == pytest.approx(1.0)
+    # The Add reads its constant 1e-8 rounded to 0 and returns 0 instead of 1e-8 (local error 1); the Sqrt then
+    # returns 0 and the division makes 0/0.
+    assert culprit["NPUDump"] == "add" and culprit["LocalRelativeError"] == pytest.approx(1.0)
     assert "1e-8" in culprit["SourceLine"]
     assert next(row for row in comparison.rows if row["NPUDump"] == "normalized")["overflow_origin"]
 
@@ -204,7 +205,8 @@ def test_batched_local_runs_equal_one_run_per_op(graph):
             batched = LocalRunner(emulation, step_graph)
             assert 1 < len(batched.batches) < len(step_graph.local_ops) / 2, "few runs measure many ops"
             shapes = {name: graph.get_tensor_by_name(name).shape.as_list()
-                      for name in [*step_graph.inner, "x:0", "w1/read:0", "w2/read:0"]}
+                      for name in [*step_graph.inner, "x:0", "w1/read:0", "w2/read:0",
+                                   *(t.name for t in step_graph.constants)]}
             truth = {name: np.asarray(np.random.RandomState(len(name)).randn(*shape), np.float32)
                      for name, shape in shapes.items()}
             together = batched.measure(truth)

@@ -12,13 +12,13 @@ def test_compare_scans_the_training_graph_to_the_step_where_the_gram_matrix_over
     assert found, out
     step, op, line = int(found.group(1)), found.group(2), found.group(3)
     assert step > 0, "step 0 is healthy: the scan has to go on"
-    assert op == "MatMul_2" and "style_transfer.py:33: return tf.matmul(flat, flat, transpose_a=True)" in line
+    assert op == "MatMul_1" and "style_transfer.py:33: return tf.matmul(flat, flat, transpose_a=True)" in line
     assert "graph 1 (graph1_fetching_truediv, fetches truediv:0): steps 0 compared" in out
     assert f"the training graph (training, fetches Adam): steps 0-{step} compared" in out
-    assert "graph 2 (graph2_fetching_add, fetches add:0): steps 0-1 compared" in out, "the loss's .eval() graph"
+    assert "graph 2 (graph2_fetching_add_1, fetches add_1:0): steps 0-1 compared" in out, "the loss's .eval() graph"
     assert "to look further: --scan" in out
     written = sorted(p.name for p in (tmp_path / "out").iterdir() if p.suffix == ".csv")
-    assert written == ["graph1_fetching_truediv_step0.csv", "graph2_fetching_add_step1.csv", f"training_step{step}.csv"]
+    assert written == ["graph1_fetching_truediv_step0.csv", "graph2_fetching_add_1_step1.csv", f"training_step{step}.csv"]
 
 
 def test_steps_dynamic_loss_scaling_skips_are_reported_and_not_judged(tmp_path):

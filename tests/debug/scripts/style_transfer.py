@@ -39,10 +39,11 @@ style_gram = gram(features(style_in))
 image = tf.Variable(content_image, name="image")
 image_features = features(image)
 style_target = tf.placeholder(tf.float32, [6, 6], name="style_target")
-# The style term rewards Gram energy beyond the target's: the image brightens every iteration.
-style_loss = tf.reduce_mean(gram(style_target)) - tf.reduce_mean(gram(image_features))
+# The style term rewards Gram energy beyond the target's: the image brightens every iteration. As with
+# neural_style's l2_loss(gram - style_gram), the gradient reads the Gram matrix itself.
+style_loss = -tf.reduce_mean(tf.sqrt(gram(image_features) + style_target))
 content_loss = tf.reduce_mean(tf.square(features(tf.constant(content_image)) - image_features))
-loss = style_loss + content_loss * 64.0
+loss = style_loss + content_loss * 1e-3
 content_level = tf.reduce_mean(gram(features(tf.constant(content_image)))) + 1.0
 train_op = tf.train.AdamOptimizer(4.0).minimize(loss)
 
