@@ -296,7 +296,7 @@ def test_graph_editor_reroute_ts_moves_only_the_allowed_consumers_and_counts_the
     with tf.Graph().as_default():
         x, a, b, c, d = _chain()
         other = tf.multiply(x, 10.0, name="other")
-        assert ge.reroute_ts([other], [a], can_modify=[b.op]) == 1        # b now reads other, d still reads a
+        assert ge.reroute_ts([other], [a], can_modify={b.op}) == 1        # b now reads other, d still reads a
         assert b.op.inputs[0] is other and d.op.inputs[0] is a
         assert ge.reroute_ts(other, a, cannot_modify=[d.op]) == 0
         with _v1.Session() as sess:
@@ -513,3 +513,28 @@ def test_names_tf_1_15_did_not_have_either_give_the_clear_error_naming_where_the
     with pytest.raises(ContribRemovedError, match=r"tf\.contrib\.slim\.nets\.cyclegan is not provided.*"
                                                   r"research/slim/nets"):
         importlib.import_module("tensorflow.contrib.slim.nets.cyclegan")
+
+
+def test_graph_editor_copies_ops_on_ref_variables_and_refuses_a_v1_while_loops_cycle_by_name():
+    import tensorflow.contrib.graph_editor as ge
+
+    with tf.Graph().as_default() as graph:
+        w = _v1.Variable([1.0, 2.0], use_resource=False, name="w")
+        tripled = tf.identity(w, name="y") * 3.0
+        bumped = _v1.assign_add(w, [1.0, 1.0])
+        _, info = ge.copy_with_input_replacements(ge.sgv([tripled.op.inputs[0].op, tripled.op, bumped.op]), {})
+        assert info.transformed(bumped).op.inputs[0].dtype.name == "float32_ref"
+        with _v1.Session() as sess:
+            sess.run(w.initializer)
+            assert list(sess.run(info.transformed(tripled))) == [3.0, 6.0]
+            assert list(sess.run(info.transformed(bumped))) == [2.0, 3.0]
+        was_v2 = _v1.control_flow_v2_enabled()
+        _v1.disable_control_flow_v2()
+        try:
+            tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)], name="loop")
+        finally:
+            if was_v2:
+                _v1.enable_control_flow_v2()
+        loop = [op for op in graph.get_operations() if op.name.startswith("loop/")]
+        with pytest.raises(ValueError, match=r"loop/NextIteration:0 feeds an earlier op.*cycles is not provided"):
+            ge.copy_with_input_replacements(ge.sgv(loop), {})
