@@ -18,7 +18,6 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
 
 GRAPHS = ("mlp_500", "resnet50")
 
@@ -33,17 +32,6 @@ def _model(name, quick):
     return models.resnet50(batch=2, image=224, base_width=64)
 
 
-def _config():
-    import tensorflow as tf
-
-    config = tf.compat.v1.ConfigProto()
-    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
-    custom_op.name = "NpuOptimizer"
-    custom_op.parameter_map["use_off_line"].b = True
-    custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
-    return config
-
-
 def _folder_bytes(folder):
     return sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(folder) for name in names)
 
@@ -51,20 +39,17 @@ def _folder_bytes(folder):
 def _child_compare(model):
     import tensorflow as tf
 
+    from benchmarks.debug_common import npu_config, timed
     from npu_bridge.debug import comparing
     from npu_bridge.debug.compare import write_outputs
 
-    with model.graph.as_default(), tf.compat.v1.Session(config=_config()) as sess:
+    with model.graph.as_default(), tf.compat.v1.Session(config=npu_config()) as sess:
         sess.run(tf.compat.v1.global_variables_initializer())
         fetches = [model.train_op, model.loss]
         sess.run(fetches, model.feeds)
-        start = time.perf_counter()
-        sess.run(fetches, model.feeds)
-        plain = time.perf_counter() - start
+        (plain,) = timed(lambda: sess.run(fetches, model.feeds))
         with comparing() as seen:
-            start = time.perf_counter()
-            sess.run(fetches, model.feeds)
-            compared = time.perf_counter() - start
+            (compared,) = timed(lambda: sess.run(fetches, model.feeds))
         (comparison,) = seen.comparisons
         with tempfile.TemporaryDirectory() as out:
             write_outputs(comparison, out, "training", plot=False)
@@ -77,35 +62,17 @@ def _child_suggest(model, max_replays):
     import numpy as np
     import tensorflow as tf
 
-    from npu_bridge.debug.capture import CaptureObserver
-    from npu_bridge.debug.suggest import Search, SuggestError, Tolerance
-    from npu_bridge.runtime import observers
+    from benchmarks.debug_common import npu_config, recorded, searched
 
-    observer = CaptureObserver(2)
-    observers.add_observer(observer)
-    try:
-        with model.graph.as_default(), tf.compat.v1.Session(config=_config()) as sess:
-            sess.run(tf.compat.v1.global_variables_initializer())
-            start = time.perf_counter()
-            for _ in range(2):
-                sess.run([model.train_op, model.loss], model.feeds)
-            recorded = time.perf_counter() - start
-    finally:
-        observers.remove_observer(observer)
-        observer.close()
-    recording = observer.recording
+    with model.graph.as_default(), tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        recording, recording_seconds = recorded(
+            2, lambda: [sess.run([model.train_op, model.loss], model.feeds) for _ in range(2)])
     size = sum(np.asarray(v).nbytes for v in recording.variables.values()) + \
         sum(np.asarray(v).nbytes for step in recording.steps for v in step.values())
     with tempfile.TemporaryDirectory() as work:
-        search = Search(recording, Tolerance(1e-2, 1e-5), work, max_replays)
-        start = time.perf_counter()
-        try:
-            suggestion = search.run()
-            outcome = f"{len(suggestion.blocked)} ops kept in float32"
-        except SuggestError as error:       # a row too: how long it took to say so
-            suggestion, outcome = None, f"no suggestion ({str(error)[:160]}...)"
-        searched = time.perf_counter() - start
-    return {"ops": model.n_nodes, "seconds": recorded + searched, "replays": search.replay.count,
+        search, _, outcome, search_seconds = searched(recording, work, max_replays)
+    return {"ops": model.n_nodes, "seconds": recording_seconds + search_seconds, "replays": search.replay.count,
             "bound": search.bound, "bytes": size, "candidates": len(search.candidates), "outcome": outcome}
 
 
@@ -147,10 +114,10 @@ def main(argv=None):
         return 0
     import tensorflow as tf
 
+    from benchmarks.debug_common import write_results
+
     mode = "quick" if args.quick else "full"
-    lines = [f"# npu-debug compare and suggest at scale ({mode}, TensorFlow {tf.__version__}, "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {os.getloadavg()[0]:.1f})", "",
-             "| tool | graph | graph ops | time s | peak RSS MB | data | detail |", "|---|---|---|---|---|---|---|"]
+    lines = ["| tool | graph | graph ops | time s | peak RSS MB | data | detail |", "|---|---|---|---|---|---|---|"]
     for tool in ("compare", "suggest"):
         for graph in GRAPHS:
             result = _run_child(tool, graph, args.quick, args.timeout)
@@ -167,13 +134,8 @@ def main(argv=None):
                 data = f"{result['bytes'] / 1e6:.2f} MB recorded (variables + feeds)"
             lines.append(f"| {tool} | {graph} | {result['ops']} | {result['seconds']:.1f} | "
                          f"{result['peak_rss_mb']:.0f} | {data} | {detail} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"debug-scale-{mode}-tf{tf.__version__}.md")
-    with open(path, "w") as handle:
-        handle.write(text)
-    print(f"written {path}", file=sys.stderr)
+    write_results(f"npu-debug compare and suggest at scale ({mode})", lines, args.out,
+                  f"debug-scale-{mode}-tf{tf.__version__}.md")
     return 0
 
 

@@ -13,8 +13,7 @@ b. suggest: replays the search needs on a ~200-op training graph with 1 and with
 import argparse
 import os
 import statistics
-import sys
-import time
+import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -24,25 +23,13 @@ import tensorflow as tf  # noqa: E402
 tf.compat.v1.disable_v2_behavior()
 
 import npu_bridge  # noqa: E402
+from benchmarks.debug_common import TOLERANCE, npu_config, recorded, searched, timed, write_results  # noqa: E402
 from npu_bridge.debug import compare_step, comparing  # noqa: E402
-from npu_bridge.debug.capture import CaptureObserver  # noqa: E402
-from npu_bridge.debug.suggest import Search, Tolerance  # noqa: E402
-from npu_bridge.runtime import observers  # noqa: E402
 
 npu_bridge.activate()
 LAYERS = 8
 WIDTH = 64
 BATCH = 32
-
-
-def _config(mixed):
-    config = tf.compat.v1.ConfigProto()
-    if mixed:
-        custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
-        custom_op.name = "NpuOptimizer"
-        custom_op.parameter_map["use_off_line"].b = True
-        custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
-    return config
 
 
 def build(culprits=()):
@@ -65,31 +52,22 @@ def build(culprits=()):
     return train, loss, feeds
 
 
-def _timed(function, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return times
-
-
 def bench_compare(repeats):
     rows = {}
     for label, mixed in (("plain float32 step", False), ("emulated step (allow_mix_precision)", True)):
         with tf.Graph().as_default():
             train, loss, feeds = build()
-            with tf.compat.v1.Session(config=_config(mixed)) as sess:
+            with tf.compat.v1.Session(config=npu_config(mixed)) as sess:
                 sess.run(tf.compat.v1.global_variables_initializer())
                 for _ in range(3):
                     sess.run([train, loss], feeds)
-                rows[label] = statistics.median(_timed(lambda: sess.run([train, loss], feeds), repeats * 5))
+                rows[label] = statistics.median(timed(lambda: sess.run([train, loss], feeds), repeats * 5))
                 if mixed:
                     n_ops = npu_bridge.runtime.last_report(sess).n_ops
-                    rows["compare_step (one call: builds the reference)"] = _timed(
+                    rows["compare_step (one call: builds the reference)"] = timed(
                         lambda: compare_step(sess, [train, loss], feeds), 1)[0]
                     with comparing() as seen:      # every step, as npu-debug compare does for its --steps
-                        times = _timed(lambda: sess.run([train, loss], feeds), repeats + 1)
+                        times = timed(lambda: sess.run([train, loss], feeds), repeats + 1)
                     assert len(seen.comparisons) == repeats + 1
                     rows["compared step (npu-debug compare), first"] = times[0]
                     rows["compared step (npu-debug compare), median of later"] = statistics.median(times[1:])
@@ -99,26 +77,17 @@ def bench_compare(repeats):
 def bench_suggest(culprits, steps):
     with tf.Graph().as_default():
         train, loss, feeds = build(culprits)
-        observer = CaptureObserver(steps)
-        observers.add_observer(observer)
-        try:
-            with tf.compat.v1.Session(config=_config(True)) as sess:
-                sess.run(tf.compat.v1.global_variables_initializer())
-                for _ in range(steps):
-                    sess.run([train, loss], feeds)
-                n_ops = npu_bridge.runtime.last_report(sess).n_ops
-        finally:
-            observers.remove_observer(observer)
-            observer.close()
-    import tempfile
+        with tf.compat.v1.Session(config=npu_config(True)) as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            recording, _ = recorded(steps, lambda: [sess.run([train, loss], feeds) for _ in range(steps)])
+            n_ops = npu_bridge.runtime.last_report(sess).n_ops
     with tempfile.TemporaryDirectory() as work:
-        search = Search(observer.recording, Tolerance(1e-2, 1e-5), work, max_replays=1000)
-        start = time.perf_counter()
-        suggestion = search.run()
-        elapsed = time.perf_counter() - start
+        search, suggestion, outcome, elapsed = searched(recording, work, max_replays=1000)
+    if suggestion is None:
+        raise RuntimeError(outcome)
     return {"n_ops": n_ops, "candidates": len(search.candidates), "replays": suggestion.replays,
             "bound": suggestion.bound, "blocked": suggestion.blocked, "seconds": elapsed,
-            "fixed": Tolerance(1e-2, 1e-5).holds(suggestion.fixed, suggestion.float32)}
+            "fixed": TOLERANCE.holds(suggestion.fixed, suggestion.float32)}
 
 
 def main(argv=None):
@@ -129,9 +98,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     n_ops, rows = bench_compare(args.repeats)
     plain = rows["plain float32 step"]
-    lines = [f"# npu-debug cost (TensorFlow {tf.__version__}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-             f"load average {os.getloadavg()[0]:.1f})", "",
-             f"## a. compare: one compared step against one float32 step ({n_ops}-op MLP training graph, "
+    lines = [f"## a. compare: one compared step against one float32 step ({n_ops}-op MLP training graph, "
              f"{LAYERS} layers of {WIDTH}, batch {BATCH})", "", "| step | ms | x plain float32 |", "|---|---|---|"]
     lines += [f"| {label} | {seconds * 1e3:.2f} | {seconds / plain:.1f} |" for label, seconds in rows.items()]
     lines += ["", f"## b. suggest: replays of {args.steps} recorded steps (bound 3n + 3 for n candidate ops)", "",
@@ -142,13 +109,7 @@ def main(argv=None):
         lines.append(f"| {len(culprits)} (layers {', '.join(map(str, culprits))}) | {result['n_ops']} | "
                      f"{result['candidates']} | {result['replays']} | {result['bound']} | "
                      f"{', '.join(result['blocked'])} | {result['fixed']} | {result['seconds']:.1f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"debug-tf{tf.__version__}.md")
-    with open(path, "w") as handle:
-        handle.write(text)
-    print(f"written {path}", file=sys.stderr)
+    write_results("npu-debug cost", lines, args.out, f"debug-tf{tf.__version__}.md")
 
 
 if __name__ == "__main__":
