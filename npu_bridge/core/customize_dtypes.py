@@ -11,10 +11,12 @@ customization file is incorrect" and its line number. Two leniencies, both state
 lines are skipped (the real parser's handling of them is unverified) and a '#' comment line is rejected with
 a hint, since the documentation's example shows such lines but the parser has no comment syntax.
 """
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.core.mixlist import warn_about_op_types
+from npu_bridge.core.oplib import OpLibrary
 from npu_bridge.core.options import config_warning
 
 _TYPE_PREFIX = "OpType::"
@@ -38,8 +40,8 @@ _DTYPES = {
 class DtypeRule:
     """Dtypes for one node or op type; None keeps that port's dtype. Dtypes are TF names."""
 
-    inputs: tuple
-    outputs: tuple
+    inputs: tuple[str | None, ...]
+    outputs: tuple[str | None, ...]
     line: int
     by: str          # "name" or "type"
     target: str = ""  # the node name or IR type the line names
@@ -48,12 +50,12 @@ class DtypeRule:
 class CustomizeDtypes:
     """The rules of one customize_dtypes file."""
 
-    def __init__(self, path, by_name, by_type):
+    def __init__(self, path: str, by_name: dict[str, DtypeRule], by_type: dict[str, DtypeRule]) -> None:
         self.path = path
         self.by_name = dict(by_name)
         self.by_type = dict(by_type)
 
-    def rule_for(self, node_name, ir_types):
+    def rule_for(self, node_name: str, ir_types: Iterable[str]) -> DtypeRule | None:
         """The rule for a node: its name's line if any, else the line of the first of its IR types that has one."""
         if node_name in self.by_name:
             return self.by_name[node_name]
@@ -69,7 +71,7 @@ def _line_error(path, number, reason):
 
 def _dtypes(path, number, text):
     tokens = text.split(",")
-    result = []
+    result: list[str | None] = []
     for token in tokens:
         token = token.strip()
         if not token:
@@ -122,12 +124,14 @@ def _parse_line(path, number, line):
     return DtypeRule(inputs=inputs, outputs=outputs, line=number, by=by, target=target.strip())
 
 
-def load_customize_dtypes(path, library=None):
+def load_customize_dtypes(path: str, library: OpLibrary | None = None, *, strict: bool = False) -> CustomizeDtypes:
     """Parse a customize_dtypes file; raises NpuConfigError naming the file and line when it is wrong.
 
     With the session's operator `library`, OpType lines naming a TensorFlow op type the engine renames, or a type
-    the library does not know, are warned about: they pin nothing, here as on hardware.
+    the library does not know, are warned about: they pin nothing, here as on hardware. Warnings are
+    NpuConfigErrors when `strict`, or when the library was loaded strict.
     """
+    strict = strict or (library is not None and library.strict)
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -136,9 +140,11 @@ def load_customize_dtypes(path, library=None):
                              f"permission is denied ({err}).") from None
     if text.startswith("\ufeff"):
         config_warning(f"customize_dtypes [{path}]: the file starts with a UTF-8 byte order mark; it is skipped here, "
-                       "but save the file without one: otherwise line 1's node name or OpType starts with it.")
+                       "but save the file without one: otherwise line 1's node name or OpType starts with it.",
+                       strict=strict)
         text = text[1:]
-    by_name, by_type = {}, {}
+    by_name: dict[str, DtypeRule] = {}
+    by_type: dict[str, DtypeRule] = {}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -147,7 +153,7 @@ def load_customize_dtypes(path, library=None):
         if rule.target in table:
             first = table[rule.target].line
             config_warning(f"customize_dtypes [{path}] line {number}: {rule.by} '{rule.target}' was already set on "
-                           f"line {first}; like the Ascend parser, the later line is ignored.")
+                           f"line {first}; like the Ascend parser, the later line is ignored.", strict=strict)
             continue
         table[rule.target] = rule
     if library is not None:

@@ -1,6 +1,7 @@
 """Errors raised by npu_bridge: one type for bad configuration, one for a failed graph rewrite, one warning."""
-import os
+from collections.abc import Iterable
 
+# The environment variable that makes configuration warnings errors (read at the edge: npu_bridge.settings).
 STRICT_ENV = "NPU_BRIDGE_STRICT"
 
 
@@ -19,7 +20,7 @@ class NpuConfigWarning(UserWarning):
     """
 
 
-def did_you_mean(names):
+def did_you_mean(names: Iterable[str]) -> str:
     """" Did you mean 'a', 'b' or 'c'?" for up to three close matches, nearest first; "" for none."""
     quoted = [f"'{name}'" for name in list(names)[:3]]
     if not quoted:
@@ -31,23 +32,17 @@ def did_you_mean(names):
 MAX_SHOWN_VALUE = 120
 
 
-def shown(value, limit=MAX_SHOWN_VALUE):
+def shown(value: object, limit: int = MAX_SHOWN_VALUE) -> str:
     """`value` as a message shows it: whole when short, else its start and its length (a 1 MB option value pasted
     by mistake must not become a 1 MB error)."""
     text = str(value)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
-def strict_mode():
-    """Whether configuration warnings are errors: NPU_BRIDGE_STRICT set to anything but "" or "0" (npu-run
-    --strict and npu-report --strict set it). Read at each warning, so it holds whenever it was set."""
-    return os.environ.get(STRICT_ENV, "") not in ("", "0")
-
-
 class PrecisionPassError(RuntimeError):
     """The precision pass could not rewrite a graph. The caller's GraphDef is left untouched."""
 
-    def __init__(self, node, rule, detail):
+    def __init__(self, node: str, rule: str, detail: str) -> None:
         self.node = node
         self.rule = rule
         super().__init__(f"NpuOptimizer precision pass failed at node '{node}' ({rule}): {detail}")

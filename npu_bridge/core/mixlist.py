@@ -11,12 +11,17 @@ engine; we warn, because a misspelt name (MatMu1V2) or a TensorFlow name (MatMul
 mixlist "does nothing".
 """
 import json
+from collections.abc import Iterable, Mapping
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from npu_bridge.core.errors import NpuConfigError, did_you_mean
-from npu_bridge.core.oplib import load_op_library
+from npu_bridge.core.oplib import OpLibrary, load_op_library
 from npu_bridge.core.options import config_warning
 from npu_bridge.core.tf_to_ir import ir_candidates, reachable_ir_types, renamed_tf_types
+
+if TYPE_CHECKING:
+    from npu_bridge.core.options import NpuOptions
 
 
 class ListName(str, Enum):
@@ -53,11 +58,11 @@ def _read_text(path):
         raise NpuConfigError(f"modify_mixlist: cannot open file [{path}]: {reason}.") from None
 
 
-def _parse(path, text):
+def _parse(path, text, strict):
     if not text.strip():
         raise NpuConfigError(f"modify_mixlist: The file at path [{path}] is empty.")
     try:
-        return json.loads(text, object_pairs_hook=_DuplicateKeys(path))
+        return json.loads(text, object_pairs_hook=_DuplicateKeys(path, strict))
     except RecursionError:
         raise NpuConfigError(
             f"modify_mixlist [{path}]: The configuration file is not in JSON format or its content is invalid "
@@ -76,8 +81,9 @@ class _DuplicateKeys:
     """json object hook: a key written twice in one object keeps only its last value, in Python's parser as in
     the engine's, which silently drops the first block ("black-list" twice): warn, naming the key."""
 
-    def __init__(self, path):
+    def __init__(self, path, strict):
         self.path = path
+        self.strict = strict
 
     def __call__(self, pairs):
         seen = {}
@@ -85,7 +91,7 @@ class _DuplicateKeys:
             if key in seen:
                 config_warning(f"modify_mixlist [{self.path}]: key '{key}' appears twice in one object; like the "
                                "Ascend parser, only its last value is read and the first is dropped. Merge the two "
-                               "blocks into one.")
+                               "blocks into one.", strict=self.strict)
             seen[key] = value
         return seen
 
@@ -95,7 +101,7 @@ def _actions_per_op(path, data):
     if not isinstance(data, dict):
         raise NpuConfigError(f"modify_mixlist [{path}]: Top level of json [{path}] should be an object with "
                              "'gray-list', 'white-list' or 'black-list' keys.")
-    actions = {}
+    actions: dict[str, set[str]] = {}
     for list_key, body in data.items():
         if list_key not in _LISTS:
             raise NpuConfigError(f"modify_mixlist: Top level of json [{path}] should be 'gray-list' or "
@@ -142,7 +148,7 @@ def _tf_name_note(name, library):
     return f"TF {name} ops become Ascend IR type {' / '.join(irs)} on {library.soc}"
 
 
-def warn_about_op_types(entries, library):
+def warn_about_op_types(entries: Iterable[tuple[str, str]], library: OpLibrary) -> None:
     """Warn about op type names a file gives that act on no TF op here or on hardware: TensorFlow names the engine
     renames (MatMul is MatMulV2) and names the library does not know (the closest one suggested).
 
@@ -150,7 +156,7 @@ def warn_about_op_types(entries, library):
     _MAX_NAME_WARNINGS warnings the rest are counted in one last warning (a list copied from another soc's library
     can name thousands of types).
     """
-    unheard = []
+    unheard: list[str] = []
     for where, name in entries:
         # The nearest-name search costs milliseconds per name: past the cap only whether a name acts is checked.
         if len(unheard) >= _MAX_NAME_WARNINGS:
@@ -160,12 +166,12 @@ def warn_about_op_types(entries, library):
             message = _name_problem(where, name, library)
             if message is None:
                 continue
-            config_warning(message)
+            config_warning(message, strict=library.strict)
         unheard.append(name)
     if len(unheard) > _MAX_NAME_WARNINGS:
         rest = unheard[_MAX_NAME_WARNINGS:]
         config_warning(f"{len(rest)} more op type names act on no op on {library.soc}, as above: "
-                       f"{', '.join(rest[:5])}, ...")
+                       f"{', '.join(rest[:5])}, ...", strict=library.strict)
 
 
 _MAX_NAME_WARNINGS = 20
@@ -196,9 +202,9 @@ def _name_problem(where, name, library):
             f"(the real adapter ignores it silently).{hint}")
 
 
-def load_mixlist(path, library):
+def load_mixlist(path: str, library: OpLibrary) -> dict[str, frozenset[str]]:
     """{op type: frozenset of "<list>.<action>"} from a modify_mixlist file; raises NpuConfigError when bad."""
-    data = _parse(path, _read_text(path))
+    data = _parse(path, _read_text(path), library.strict)
     actions = _actions_per_op(path, data)
     _check_legal(path, actions)
     warn_about_op_types(((f"modify_mixlist [{path}]", name) for name in actions), library)
@@ -208,10 +214,11 @@ def load_mixlist(path, library):
 class PrecisionLists:
     """Final list of every IR op type for one session, and why it is there."""
 
-    def __init__(self, library, mixlist=None, mixlist_path=None):
+    def __init__(self, library: OpLibrary, mixlist: Mapping[str, frozenset[str]] | None = None,
+                 mixlist_path: str | None = None) -> None:
         self.library = library
         self.mixlist_path = mixlist_path
-        self._overrides = {}
+        self._overrides: dict[str, tuple[ListName, str]] = {}
         for op_type, combo in (mixlist or {}).items():
             self._apply(op_type, combo)
 
@@ -237,48 +244,50 @@ class PrecisionLists:
             elif op_type in self.library.types:
                 config_warning(f"modify_mixlist [{self.mixlist_path}]: The remove list for op_type [{op_type}] "
                                f"does not match the precision_reduce [{builtin.value}]: "
-                               f"{list_name.value}-list.to-remove has no effect.")
+                               f"{list_name.value}-list.to-remove has no effect.", strict=self.library.strict)
         for list_name in (ListName.BLACK, ListName.WHITE):
             if f"{list_name.value}-list.to-add" in combo and origin is None and builtin is list_name:
                 config_warning(f"modify_mixlist [{self.mixlist_path}]: {list_name.value}-list.to-add of '{op_type}' "
-                               f"has no effect: it is already {list_name.value} ({self._builtin_origin(op_type)}).")
+                               f"has no effect: it is already {list_name.value} ({self._builtin_origin(op_type)}).",
+                               strict=self.library.strict)
         if "black-list.to-add" in combo:
             current, origin = ListName.BLACK, "black-list.to-add"
         elif "white-list.to-add" in combo:
             current, origin = ListName.WHITE, "white-list.to-add"
         elif "gray-list.to-add" in combo and origin is None and builtin is ListName.GRAY:
             config_warning(f"modify_mixlist [{self.mixlist_path}]: gray-list.to-add of '{op_type}' has no effect: "
-                           f"it is already gray ({self._builtin_origin(op_type)}).")
+                           f"it is already gray ({self._builtin_origin(op_type)}).", strict=self.library.strict)
         elif "gray-list.to-add" in combo and origin is None:
             config_warning(f"modify_mixlist [{self.mixlist_path}]: gray-list.to-add of '{op_type}' is accepted "
                            f"but has no effect on the real engine; it stays {builtin.value}. Use "
-                           f"{builtin.value}-list.to-remove to make it gray.")
+                           f"{builtin.value}-list.to-remove to make it gray.", strict=self.library.strict)
         if origin is not None:
             self._overrides[op_type] = (current, f"modify_mixlist {self.mixlist_path}: {origin}")
 
-    def list_of(self, ir_type):
+    def list_of(self, ir_type: str) -> ListName:
         if ir_type in self._overrides:
             return self._overrides[ir_type][0]
         return self._builtin(ir_type)
 
-    def edited(self, ir_type):
+    def edited(self, ir_type: str) -> bool:
         """Did the modify_mixlist file change this op type's list?"""
         return ir_type in self._overrides
 
-    def origin(self, ir_type):
+    def origin(self, ir_type: str) -> str:
         if ir_type in self._overrides:
             return self._overrides[ir_type][1]
         return self._builtin_origin(ir_type)
 
-    def members(self, list_name):
+    def members(self, list_name: ListName | str) -> frozenset[str]:
         """Every op type of the library (plus mixlist-only names) that ends in list_name."""
         names = self.library.types | set(self._overrides)
         return frozenset(name for name in names if self.list_of(name) is ListName(list_name))
 
 
-def build_precision_lists(options):
+def build_precision_lists(options: "NpuOptions") -> PrecisionLists:
     """The lists a session uses: its soc's operator library plus its modify_mixlist file, if any."""
-    library = load_op_library(options.soc)
+    settings = options.settings
+    library = load_op_library(options.soc, settings.opp_path, settings.strict)
     if options.modify_mixlist is None:
         return PrecisionLists(library)
     return PrecisionLists(library, load_mixlist(options.modify_mixlist, library), options.modify_mixlist)

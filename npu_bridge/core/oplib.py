@@ -12,7 +12,6 @@ folder under op_impl/built-in/ai_core/tbe/config; that layout is accepted too. W
 libraries shipped in npu_bridge/core/opp are used (see tools/make_builtin_oplib.py for their provenance).
 """
 import json
-import os
 from pathlib import Path
 
 from npu_bridge.core.errors import NpuConfigError
@@ -32,23 +31,26 @@ _FLOAT_SPELLINGS = {"float": "float", "float32": "float", "fp32": "float", "floa
 class OpLibrary:
     """One soc's operator library, merged from the JSON files of its folder."""
 
-    def __init__(self, soc, source, entries, builtin):
+    def __init__(self, soc: str, source: str, entries: dict[str, dict], builtin: bool, strict: bool = False) -> None:
         self.soc = soc
         self.source = source
         self.builtin = builtin
+        # Warnings about this library and about the files read against it (modify_mixlist, customize_dtypes) are
+        # NpuConfigErrors when strict (CoreSettings.strict).
+        self.strict = strict
         self.types = frozenset(entries)
         self._entries = entries
         # Flags are read now, so a malformed one is reported when the library loads. Ports are read per op type
         # on first use: a graph asks about a few dozen of the library's ~600 types, and reading them all was
         # half of the built-in library's 5 ms load, paid in every process's first step.
-        self._flags = {ir_type: _flag_of(ir_type, entry, source) for ir_type, entry in entries.items()}
-        self._ports = {}
+        self._flags = {ir_type: _flag_of(ir_type, entry, source, strict) for ir_type, entry in entries.items()}
+        self._ports: dict[str, tuple] = {}
         self._by_lower = {name.lower(): name for name in self.types}
 
     def __repr__(self):
         return f"OpLibrary({self.soc!r}, {len(self.types)} op types from {self.source})"
 
-    def describe(self):
+    def describe(self) -> str:
         """How reasons name this library: "built-in ascend910" or "ascend910 library in /path"."""
         return f"built-in {self.soc}" if self.builtin else f"{self.soc} library in {self.source}"
 
@@ -64,11 +66,11 @@ class OpLibrary:
             ports = self._ports[ir_type] = (dtypes or None, _float_dtypes_of(dtypes), inputs or None)
         return ports
 
-    def precision_reduce(self, ir_type):
+    def precision_reduce(self, ir_type: str) -> str | None:
         """"true" (white), "false" (black) or None (no flag: gray, or not in the library)."""
         return self._flags.get(ir_type)
 
-    def declared_float_dtypes(self, ir_type):
+    def declared_float_dtypes(self, ir_type: str) -> frozenset[str] | None:
         """Float dtypes the op declares ({"float", "float16", "bfloat16", "double"}); None if it declares none."""
         return self._ports_of(ir_type)[1]
 
@@ -81,14 +83,14 @@ class OpLibrary:
         """How many inputs (input0, input1, ...) the op's entry declares, optional ones included; None if none."""
         return self._ports_of(ir_type)[2]
 
-    def supports(self, ir_type, dtype):
+    def supports(self, ir_type: str, dtype: str) -> bool:
         """Whether the op's kernel takes this float dtype. Undeclared (dynamicFormat) and unknown ops: yes."""
         declared = self._ports_of(ir_type)[1]
         if declared is None:
             return True
         return _FLOAT_SPELLINGS.get(dtype, dtype) in declared
 
-    def close_matches(self, name, limit=3):
+    def close_matches(self, name: str, limit: int = 3) -> list[str]:
         """Up to `limit` known IR types near `name`, nearest first: a case-insensitive match alone, else by edit
         distance (a swap of neighbouring letters is one edit: Tahn -> Tanh), ties going to the same letters
         rearranged, then to the closer length. Empty when nothing is close."""
@@ -108,7 +110,7 @@ class OpLibrary:
                 scored.append((distance, sorted(candidate_lower) != sorted(lowered), length_gap, candidate))
         return [candidate for *_, candidate in sorted(scored)[:limit]]
 
-    def closest(self, name):
+    def closest(self, name: str) -> str | None:
         """The known IR type nearest to name (see close_matches), or None if none is close."""
         matches = self.close_matches(name, 1)
         return matches[0] if matches else None
@@ -128,19 +130,19 @@ def _edit_distance(a, b):
     return rows[-1][-1]
 
 
-def _flag_of(ir_type, entry, source):
+def _flag_of(ir_type, entry, source, strict):
     reduce = entry.get("precision_reduce")
     if reduce is not None and not isinstance(reduce, dict):
         config_warning(f"operator library {source}: {ir_type}.precision_reduce is {reduce!r}, not an object such as "
                        f'{{"flag": "{reduce if reduce in ("true", "false") else "true"}"}}; the Ascend fusion engine '
-                       "reads no flag from it, so the op is gray")
+                       "reads no flag from it, so the op is gray", strict=strict)
         return None
     flag = reduce.get("flag") if reduce is not None else None
     if flag is None or flag in ("true", "false"):
         return flag
     message = (f"operator library {source}: {ir_type}.precision_reduce.flag is {flag!r}; only \"true\" and "
                "\"false\" mean anything to the Ascend fusion engine, so the op is gray")
-    config_warning(message)
+    config_warning(message, strict=strict)
     return None
 
 
@@ -182,9 +184,9 @@ def _soc_folder(root, soc):
     return None
 
 
-def available_socs(root):
+def available_socs(root: str | Path) -> list[str]:
     """Soc folders that exist under an OPP root."""
-    found = set()
+    found: set[str] = set()
     for config in _CONFIG_DIRS:
         folder = Path(root) / config
         if folder.is_dir():
@@ -214,17 +216,17 @@ def _read_json(path):
     return data
 
 
-_cache = {}
+_cache: dict[tuple, OpLibrary] = {}
 
 
-def load_op_library(soc, opp_path=None):
-    """The operator library of a soc folder name, from opp_path, else $ASCEND_OPP_PATH, else the built-in copy.
+def load_op_library(soc: str, opp_path: str | None = None, strict: bool = False) -> OpLibrary:
+    """The operator library of a soc folder name, from the OPP root `opp_path` (CoreSettings.opp_path, i.e.
+    ASCEND_OPP_PATH), else the built-in copy. `strict`: its warnings are NpuConfigErrors.
 
-    Cached per (root, soc, file names and modification times), so an edited library is picked up.
+    Cached per (root, soc, file names and modification times, strict), so an edited library is picked up.
     """
-    root = opp_path or os.environ.get("ASCEND_OPP_PATH") or None
-    builtin = root is None
-    root = Path(root) if root else BUILTIN_ROOT
+    builtin = not opp_path
+    root = Path(opp_path) if opp_path else BUILTIN_ROOT
     folder = _soc_folder(root, soc)
     if folder is None:
         available = available_socs(root)
@@ -241,10 +243,10 @@ def load_op_library(soc, opp_path=None):
     files = sorted(folder.glob("*.json"), key=_file_order)
     if not files:
         raise NpuConfigError(f"operator library folder {folder} has no *.json file for soc '{soc}'.")
-    key = (str(root), soc, tuple((path.name, path.stat().st_mtime_ns, path.stat().st_size) for path in files))
+    key = (str(root), soc, tuple((path.name, path.stat().st_mtime_ns, path.stat().st_size) for path in files), strict)
     if key not in _cache:
         entries = {}
         for path in files:
             entries.update(_read_json(path))
-        _cache[key] = OpLibrary(soc, str(folder), entries, builtin)
+        _cache[key] = OpLibrary(soc, str(folder), entries, builtin, strict)
     return _cache[key]

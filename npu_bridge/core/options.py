@@ -10,20 +10,23 @@ The precision mode is resolved here, once, with the defaults of docs/BEHAVIOUR.m
 package only looks at `NpuOptions.mode`.
 """
 import difflib
-import json
+import functools
 import os
 import re
 import sys
 import types
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2
 
 from npu_bridge.core.adapter_checks import READ_ONLY_THROUGH_FIELD, TYPE_CHECKED, check_adapter_values, type_error
 from npu_bridge.core.contract import PrecisionMode
 from npu_bridge.core.errors import (
-    MAX_SHOWN_VALUE, STRICT_ENV, NpuConfigError, NpuConfigWarning, did_you_mean, shown, strict_mode)
+    MAX_SHOWN_VALUE, STRICT_ENV, NpuConfigError, NpuConfigWarning, did_you_mean, shown)
+from npu_bridge.core.settings import CoreSettings
 from npu_bridge.core.soc import KEEP_ORIGIN_BY_DEFAULT, selected_soc, soc_info
 
 OPTIMIZER_NAME = "NpuOptimizer"
@@ -129,21 +132,23 @@ class NpuOptions:
     iterations_per_loop: int = 1
     dump: DumpOptions = field(default_factory=DumpOptions)
     raw: types.MappingProxyType = field(default_factory=lambda: types.MappingProxyType({}))
+    settings: CoreSettings = field(default_factory=CoreSettings)   # what the environment said, at the edge
 
     @property
-    def reduced_dtype(self):
+    def reduced_dtype(self) -> str:
         """The dtype this mode lowers float32 to: "bfloat16" for the bf16 modes, else "float16"."""
         return "bfloat16" if self.mode in _BF16_MODES else "float16"
 
 
-def config_warning(message):
-    """Report a mistake the real adapter would swallow: as an NpuConfigWarning, or in strict mode as an error.
+def config_warning(message: str, *, strict: bool) -> None:
+    """Report a mistake the real adapter would swallow: as an NpuConfigWarning, or in strict mode as an error
+    (`strict`: CoreSettings.strict, which the caller was given).
 
     The warning is attributed to the user's line (the first frame outside npu_bridge and TensorFlow), whichever
     entry point (Session, NPURunConfig, npu_config_proto, the CLI) led here. It is a Python warning only (not a
     TensorFlow log line too), so each problem is printed once and Python's warning filters control it.
     """
-    if strict_mode():
+    if strict:
         raise NpuConfigError(f"{message} (strict mode: {STRICT_ENV}=1 or --strict makes configuration warnings "
                              "errors)")
     warnings.warn(message, NpuConfigWarning, stacklevel=_first_user_frame())
@@ -154,42 +159,56 @@ _LIBRARY_DIRS = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + o
                  os.path.dirname(os.path.dirname(tf.__file__)) + os.sep)
 
 
-def library_frame(filename):
+def library_frame(filename: str) -> bool:
     """Is this source file part of npu_bridge or of the installed libraries (TF, Keras, pytest...)?"""
     return filename.startswith(_LIBRARY_DIRS)
 
 
 def _first_user_frame():
     """warnings.warn stacklevel of the nearest caller outside npu_bridge and TensorFlow."""
-    frame, level = sys._getframe(2), 2
+    frame: types.FrameType | None = sys._getframe(2)
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
         frame, level = frame.f_back, level + 1
     return level
 
 
-def options_from_config(config):
-    """NpuOptions of the custom optimizer named exactly "NpuOptimizer" in a ConfigProto, or None if it has none."""
+def options_from_config(config: config_pb2.ConfigProto | None,
+                        settings: CoreSettings | None = None) -> "NpuOptions | None":
+    """NpuOptions of the custom optimizer named exactly "NpuOptimizer" in a ConfigProto, or None if it has none.
+
+    `settings`: see options_from_parameter_map.
+    """
+    settings = _settings(settings)
+    parameter_map = npu_parameter_map(config, settings)
+    return None if parameter_map is None else options_from_parameter_map(parameter_map, settings)
+
+
+def npu_parameter_map(config: config_pb2.ConfigProto | None, settings: CoreSettings) -> Mapping | None:
+    """The parameter_map of the "NpuOptimizer" entries of a ConfigProto (merged in order, as the adapter reads
+    them), or None when it has none; warns about near misses of the name."""
     if config is None:
         return None
+    warn = functools.partial(config_warning, strict=settings.strict)
     entries = list(config.graph_options.rewrite_options.custom_optimizers)
     ours = [entry for entry in entries if entry.name == OPTIMIZER_NAME]
     for entry in entries:
         near = entry.name.strip().replace("_", "").lower() in ("npuoptimizer", "npuoptimiser")
         if entry.name != OPTIMIZER_NAME and near:
-            config_warning(f"custom optimizer {entry.name!r} is ignored: the Ascend adapter only reads the entry "
-                           f"named exactly '{OPTIMIZER_NAME}'.")
+            warn(f"custom optimizer {entry.name!r} is ignored: the Ascend adapter only reads the entry "
+                 f"named exactly '{OPTIMIZER_NAME}'.")
     if not ours:
         return None
     if len(ours) == 1:
-        return options_from_parameter_map(ours[0].parameter_map)
+        return ours[0].parameter_map
     # The adapter reads every entry of that name in order, each key it finds overwriting the value read before.
     merged = {}
     for entry in ours:
         merged.update(entry.parameter_map)
-    config_warning(f"the ConfigProto has {len(ours)} custom optimizers named '{OPTIMIZER_NAME}'; like the real "
-                   "adapter, their parameter_maps are merged in order, a later entry's value winning for a key both "
-                   "set.")
-    return options_from_parameter_map(merged)
+    warn(f"the ConfigProto has {len(ours)} custom optimizers named '{OPTIMIZER_NAME}'; like the real "
+         "adapter, their parameter_maps are merged in order, a later entry's value winning for a key both "
+         "set.")
+    return merged
 
 
 def _which_field(value):
@@ -222,18 +241,18 @@ def _as_python(which, value):
 _PATH_KEYS = frozenset({"modify_mixlist", "customize_dtypes", "dump_path"})
 
 
-def _path_value(key, value):
+def _path_value(key, value, warn):
     text = os.fsdecode(value) if isinstance(value, bytes) else str(value)
     if "\x00" in text:
         raise NpuConfigError(f"NpuOptimizer: parameter_map['{key}'] is {text!r}, a path with a NUL byte: no file can "
                              "have that name (the adapter's C++ side would read the path only up to the NUL).")
     if not text:
-        config_warning(f"NpuOptimizer parameter_map['{key}'] is an empty path: no file is read (the real adapter "
-                       "takes an empty value for not set); remove the key or give the path.")
+        warn(f"NpuOptimizer parameter_map['{key}'] is an empty path: no file is read (the real adapter "
+             "takes an empty value for not set); remove the key or give the path.")
     return text
 
 
-def _read_parameter_map(parameter_map):
+def _read_parameter_map(parameter_map, warn):
     """{key: python value} read through the field the adapter uses, warning about every silent mistake."""
     values = {}
     for key in sorted(parameter_map):
@@ -244,25 +263,25 @@ def _read_parameter_map(parameter_map):
             nearest = [_KEY_ALIASES[key]] if key in _KEY_ALIASES else \
                 difflib.get_close_matches(key, suggestible, n=3, cutoff=0.75)
             hint = did_you_mean(nearest)
-            config_warning(f"NpuOptimizer parameter_map key '{key}' is not an option the Ascend adapter reads; "
-                           f"the real adapter ignores it silently, so it has no effect.{hint}")
+            warn(f"NpuOptimizer parameter_map key '{key}' is not an option the Ascend adapter reads; "
+                 f"the real adapter ignores it silently, so it has no effect.{hint}")
             values[key] = _as_python(which, value) if which else None
             continue
         if which == expected:
-            values[key] = _path_value(key, value) if key in _PATH_KEYS else _as_python(which, value)
+            values[key] = _path_value(key, value, warn) if key in _PATH_KEYS else _as_python(which, value)
             continue
         if key in TYPE_CHECKED:
             raise type_error(key)
         if key in READ_ONLY_THROUGH_FIELD:
-            config_warning(f"NpuOptimizer parameter_map['{key}'] must be set through {_FIELD_NAMES[expected]}; the "
-                           "real adapter ignores it otherwise and keeps its default.")
+            warn(f"NpuOptimizer parameter_map['{key}'] must be set through {_FIELD_NAMES[expected]}; the "
+                 "real adapter ignores it otherwise and keeps its default.")
             continue
         default = _FIELD_DEFAULTS[expected]
         if which is None:
-            config_warning(f"NpuOptimizer parameter_map['{key}'] is present but holds no value; the adapter reads "
-                           f"its {_FIELD_NAMES[expected]} field and gets {default!r}.")
+            warn(f"NpuOptimizer parameter_map['{key}'] is present but holds no value; the adapter reads "
+                 f"its {_FIELD_NAMES[expected]} field and gets {default!r}.")
         else:
-            config_warning(
+            warn(
                 f"NpuOptimizer parameter_map['{key}'] was set through {_FIELD_NAMES[which]} but "
                 f"{_FIELD_NAMES[expected]} was expected (custom_op.parameter_map['{key}'].{expected} = "
                 f"{_FIELD_EXAMPLES[expected]}); the real adapter silently reads {default!r} instead of "
@@ -305,12 +324,13 @@ def _resolve_precision(values, soc, graph_run_mode):
         value = values["precision_mode_v2"]
         if value not in PRECISION_MODE_V2_VALUES:
             raise _allowed_list_error("precision_mode_v2", value, PRECISION_MODE_V2_VALUES)
-        if PRECISION_MODE_V2_VALUES[value] is None:
+        chosen = PRECISION_MODE_V2_VALUES[value]
+        if chosen is None:
             raise NpuConfigError(
                 f"NpuOptimizer: precision_mode_v2 '{value}' (HiFloat8) is not supported: the Ascend TF adapter "
                 "documents it as not supported in this version, and npu_bridge does not emulate HiFloat8. Use "
                 "'mixed_float16' or 'mixed_bfloat16'.")
-        mode, name = PRECISION_MODE_V2_VALUES[value], value
+        mode, name = chosen, value
     elif graph_run_mode == 0:
         mode, name = PrecisionMode.FORCE_FP16, "force_fp16 (default for graph_run_mode=0)"
     elif soc in KEEP_ORIGIN_BY_DEFAULT:
@@ -411,55 +431,25 @@ def _optional_path(values, key):
     return values.get(key) or None
 
 
-# Tools that rerun an unmodified script with other precision settings (npu-debug suggest) set this variable to a
-# JSON object {parameter_map key: value}; every NpuOptimizer read in the process then takes those values instead of
-# the script's. Only keys that change precision decisions are accepted.
-OVERRIDES_ENV = "NPU_BRIDGE_PARAMETER_OVERRIDES"
-_OVERRIDABLE = ("precision_mode", "precision_mode_v2", "modify_mixlist", "customize_dtypes")
+def _settings(settings: CoreSettings | None) -> CoreSettings:
+    """The settings given, or for offline use (nothing given) the process environment's as it is now."""
+    if settings is not None:
+        return settings
+    from npu_bridge.settings import core_settings
+
+    return core_settings()
 
 
-def parameter_overrides():
-    """{key: value} from $NPU_BRIDGE_PARAMETER_OVERRIDES ({} when unset); NpuConfigError when malformed."""
-    text = os.environ.get(OVERRIDES_ENV)
-    if not text:
-        return {}
-    try:
-        overrides = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise NpuConfigError(f"{OVERRIDES_ENV} is not a JSON object: {err}") from None
-    if not isinstance(overrides, dict):
-        raise NpuConfigError(f"{OVERRIDES_ENV} must be a JSON object {{key: value}}, got {text!r}")
-    for key, value in overrides.items():
-        if key not in _OVERRIDABLE or not isinstance(value, str):
-            raise NpuConfigError(f"{OVERRIDES_ENV}: {key!r}: {value!r} is not accepted; keys are "
-                                 f"{', '.join(_OVERRIDABLE)} and values strings (\"\" unsets a file)")
-    return overrides
-
-
-def _apply_overrides(values):
-    """The parameter values with the process's overrides in place; one precision key replaces the other."""
-    overrides = parameter_overrides()
-    if not overrides:
-        return values
-    values = dict(values)
-    for key in ("precision_mode", "precision_mode_v2"):
-        if key in overrides:
-            values.pop("precision_mode_v2" if key == "precision_mode" else "precision_mode", None)
-    for key, value in overrides.items():
-        if value or key not in ("modify_mixlist", "customize_dtypes"):
-            values[key] = value
-        else:
-            values.pop(key, None)
-    tf.compat.v1.logging.info("NpuOptimizer: %s overrides %s", OVERRIDES_ENV, overrides)
-    return values
-
-
-def options_from_parameter_map(parameter_map):
+def options_from_parameter_map(parameter_map: Mapping, settings: CoreSettings | None = None) -> NpuOptions:
     """NpuOptions from an NpuOptimizer parameter_map (AttrValues; plain python values are accepted too).
 
-    The process's parameter overrides (see `parameter_overrides`) replace the map's values for their keys.
+    `settings` (CoreSettings: strict mode, the operator library root, the default soc) is what the environment
+    says, read by the caller at its edge; None reads the environment now (npu_bridge.settings.core_settings),
+    for offline use. The options carry it to everything that loads their files.
     """
-    values = _apply_overrides(_read_parameter_map(parameter_map))
+    settings = _settings(settings)
+    warn = functools.partial(config_warning, strict=settings.strict)
+    values = _read_parameter_map(parameter_map, warn)
     graph_run_mode = values.get("graph_run_mode", 1)
     if graph_run_mode not in (0, 1):
         raise NpuConfigError(f"NpuOptimizer: graph_run_mode is {graph_run_mode}: graph_run_mode value must be 0 "
@@ -468,13 +458,13 @@ def options_from_parameter_map(parameter_map):
     if iterations_per_loop < 1:
         raise NpuConfigError(f"NpuOptimizer: iterations_per_loop is {iterations_per_loop}; it must be a positive "
                              "integer (the number of training steps one sess.run executes)")
-    soc = selected_soc(values.get("soc_config"))
+    soc = selected_soc(values.get("soc_config"), settings.soc)
     mode, mode_name = _resolve_precision(values, soc, graph_run_mode)
     _check_mixlist_mode(values)
-    check_adapter_values(values, config_warning)
+    check_adapter_values(values, warn)
     if mode is PrecisionMode.KEEP_ORIGIN and _optional_path(values, "customize_dtypes"):
-        config_warning(f"NpuOptimizer: customize_dtypes ({values['customize_dtypes']}) has no effect under "
-                       f"{mode_name}: the NPU ignores the file when every op keeps its original dtype.")
+        warn(f"NpuOptimizer: customize_dtypes ({values['customize_dtypes']}) has no effect under "
+             f"{mode_name}: the NPU ignores the file when every op keeps its original dtype.")
     return NpuOptions(
         use_off_line=values.get("use_off_line", True),
         graph_run_mode=graph_run_mode,
@@ -488,4 +478,5 @@ def options_from_parameter_map(parameter_map):
         iterations_per_loop=iterations_per_loop,
         dump=_dump_options(values),
         raw=types.MappingProxyType(values),
+        settings=settings,
     )

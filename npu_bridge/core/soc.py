@@ -24,7 +24,6 @@ The real soc version "Ascend910B" (no digit) is a first-generation 910 bin, but 
 folder name. We read the bare spelling as the folder name, because that is what users of this package write;
 first-generation variants are spelled Ascend910A / Ascend910ProA / Ascend910ProB / Ascend910PremiumA.
 """
-import os
 import re
 from dataclasses import dataclass
 
@@ -69,7 +68,7 @@ _SOC_VERSION_PATTERNS = (
 )
 
 
-def resolve_soc(value):
+def resolve_soc(value: str | bytes) -> str:
     """Folder name for a soc spelling: "Ascend910ProA" -> "ascend910", "Ascend910B3" -> "ascend910b"."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
@@ -86,19 +85,19 @@ def resolve_soc(value):
     )
 
 
-def soc_info(name):
+def soc_info(name: str) -> SocInfo:
     """Capabilities of a soc (any accepted spelling)."""
     return _SOCS[resolve_soc(name)]
 
 
-def selected_soc(soc_config=None):
-    """The soc a session emulates: the soc_config option, else $NPU_BRIDGE_SOC, else ascend910."""
+def selected_soc(soc_config: str | bytes | None = None, default: str | None = None) -> str:
+    """The soc a session emulates: the soc_config option, else `default` (CoreSettings.soc, i.e. $NPU_BRIDGE_SOC),
+    else ascend910."""
     if soc_config:
         return resolve_soc(soc_config)
-    from_env = os.environ.get(SOC_ENV_VAR, "").strip()
-    if from_env:
+    if default:
         try:
-            return resolve_soc(from_env)
+            return resolve_soc(default)
         except NpuConfigError as err:
             raise NpuConfigError(f"environment variable {SOC_ENV_VAR}: {err}") from None
     return DEFAULT_SOC
@@ -108,13 +107,13 @@ def selected_soc(soc_config=None):
 _device_saturation = None
 
 
-def set_device_saturation(saturation):
+def set_device_saturation(saturation: bool | None) -> None:
     """Saturation (True) or INF/NaN (False) overflow for every session from now on; None: each soc's default."""
     global _device_saturation
     _device_saturation = saturation
 
 
-def saturates(soc):
+def saturates(soc: str) -> bool:
     """Does a float16 overflow give +-65504 (saturation mode) on this soc, given set_device_sat_mode?"""
     if _device_saturation is not None:
         return _device_saturation

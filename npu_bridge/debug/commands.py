@@ -11,7 +11,8 @@ import sys
 import tempfile
 
 from npu_bridge.core.errors import NpuConfigError
-from npu_bridge.core.options import OVERRIDES_ENV, _parse_dump_step
+from npu_bridge.core.options import _parse_dump_step
+from npu_bridge.settings import OVERRIDES_ENV
 from npu_bridge.debug import scan as scan_module
 from npu_bridge.debug.compare import COSINE_ALERT, CompareObserver, write_outputs
 from npu_bridge.launcher import run_script

@@ -159,7 +159,7 @@ def warn_unknown_layers(emulation, layers):
         config_warning(f"dump_layer names {', '.join(repr(name) for name in missing[:5])}"
                        f"{f' and {len(missing) - 5} more' if len(missing) > 5 else ''}, which the graph does not "
                        "have: nothing is dumped for them (the real adapter dumps nothing, silently). dump_layer takes "
-                       "op names as the graph has them, separated by spaces.")
+                       "op names as the graph has them, separated by spaces.", strict=emulation.options.settings.strict)
 
 
 def _has_op(graph, name):

@@ -2,7 +2,7 @@
 
 The script's first N steps are recorded once (capture.py); every candidate is then judged by replaying those
 steps in this process: the recorded GraphDef in a new emulated session whose customize_dtypes keeps the
-candidate ops in float32 (through the process's parameter overrides, core/options.py), starting from the
+candidate ops in float32 (through the process's parameter overrides, npu_bridge/settings.py), starting from the
 recorded variables and fed the recorded inputs. Identical inputs by construction: no rerun of the script, no
 dependence on its seeding.
 
@@ -31,9 +31,9 @@ import numpy as np
 import tensorflow as tf
 
 from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
-from npu_bridge.core.options import OVERRIDES_ENV
 from npu_bridge.debug.stepgraph import is_float
 from npu_bridge.runtime import steps
+from npu_bridge.settings import OVERRIDES_ENV
 
 RANGE_LIMITS = {"float16": float(np.finfo(np.float16).max), "bfloat16": 3.3895313892515355e38}
 
@@ -50,7 +50,8 @@ def merged_overrides(overrides):
 
 @contextlib.contextmanager
 def parameter_overrides(overrides):
-    """Set the process's NpuOptimizer parameter overrides (core/options.py) inside the block, over the user's own."""
+    """Set the process's NpuOptimizer parameter overrides (npu_bridge/settings.py) inside the block, over the
+    user's own."""
     previous = os.environ.get(OVERRIDES_ENV)
     os.environ[OVERRIDES_ENV] = json.dumps(merged_overrides(overrides))
     try:

@@ -3,8 +3,8 @@
 The command line is parsed by npu_bridge.report_cli (no TensorFlow needed for that); this module imports
 TensorFlow and the pass.
 """
+import dataclasses
 import difflib
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -12,12 +12,13 @@ from pathlib import Path
 import tensorflow as tf
 
 from npu_bridge.core.contract import MIXED_MODES
-from npu_bridge.core.errors import STRICT_ENV, NpuConfigError, NpuConfigWarning, PrecisionPassError
+from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning, PrecisionPassError
 from npu_bridge.core.mixlist import build_precision_lists
-from npu_bridge.core.options import PRECISION_MODE_V2_VALUES, PRECISION_MODE_VALUES, options_from_parameter_map
+from npu_bridge.core.options import PRECISION_MODE_V2_VALUES, PRECISION_MODE_VALUES
 from npu_bridge.core.precision import rewrite
 from npu_bridge.report_cli.graph_file import GraphFileError, load_graph_def
 from npu_bridge.report_cli.render import print_comparison, print_explanation, print_table
+from npu_bridge.settings import core_settings, parameter_map_options
 
 PROG = "npu-report"
 
@@ -47,9 +48,15 @@ def _parameter_map(args, precision=None):
     return params
 
 
-def _run_pass(graph_def, params):
+def _settings(args):
+    """The environment's core settings, strict when --strict asks."""
+    settings = core_settings()
+    return dataclasses.replace(settings, strict=True) if args.strict else settings
+
+
+def _run_pass(graph_def, params, settings):
     """(options, lists, RewriteResult) exactly as a session with this parameter_map computes them."""
-    options = options_from_parameter_map(params)
+    options = parameter_map_options(params, settings)
     lists = build_precision_lists(options)
     return options, lists, rewrite(graph_def, options, lists=lists)
 
@@ -67,11 +74,11 @@ def _compare_run(graph_def, args):
     note = ""
     try:
         if mixlist is not None:
-            if options_from_parameter_map(params).mode in MIXED_MODES:
+            if parameter_map_options(params, _settings(args)).mode in MIXED_MODES:
                 params["modify_mixlist"] = mixlist
             else:
                 note = f"(modify_mixlist {mixlist} only applies to mixed modes: not used for the {value} run)"
-        return _run_pass(graph_def, params)[2].report, note
+        return _run_pass(graph_def, params, _settings(args))[2].report, note
     except NpuConfigError as err:
         raise NpuConfigError(f"--compare-mode {value}: {err}") from None
 
@@ -88,7 +95,7 @@ def _check_op_names(args, report):
 def _report(args, out):
     """Everything is computed and checked before the first line is printed, so an error leaves no half output."""
     graph_def = load_graph_def(args.graph)
-    options, lists, result = _run_pass(graph_def, _parameter_map(args))
+    options, lists, result = _run_pass(graph_def, _parameter_map(args), _settings(args))
     report = result.report
     other, note = (None, "") if args.compare_mode is None else _compare_run(graph_def, args)
     _check_op_names(args, report)
@@ -126,9 +133,6 @@ def run(args):
     # The pass logs its summary through TensorFlow's logger; the CLI prints it (and each warning once) itself.
     verbosity = tf.compat.v1.logging.get_verbosity()
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
-    strict_before = os.environ.get(STRICT_ENV)
-    if args.strict:
-        os.environ[STRICT_ENV] = "1"       # restored below: main() is also called in-process (tests, tools)
     code = 0
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -143,9 +147,5 @@ def run(args):
                 code = 1
     finally:
         tf.compat.v1.logging.set_verbosity(verbosity)
-        if strict_before is None:
-            os.environ.pop(STRICT_ENV, None)
-        else:
-            os.environ[STRICT_ENV] = strict_before
     _print_warnings(caught)
     return code

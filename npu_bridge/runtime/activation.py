@@ -15,24 +15,35 @@ their own call and one clear message naming the key and value, not the package's
 """
 import threading
 import weakref
+from typing import Any, Callable, Protocol
 
 from tensorflow.python.client import session as tf_session
 from tensorflow.python.framework import errors
 
 from npu_bridge.core.errors import NpuConfigError, PrecisionPassError
-from npu_bridge.core.options import options_from_config
 from npu_bridge.runtime.emulated import EmulatedSession
+from npu_bridge.settings import session_options
 
 _lock = threading.Lock()
-_originals = {}
+_originals: dict[str, Callable[..., Any]] = {}
 _USER_FACING_ERRORS = (NpuConfigError, PrecisionPassError)
-_environment = None
+
+
+class SessionEnvironment(Protocol):
+    """What places sessions in a larger job (npu_bridge.distributed.cluster.SessionEnvironment implements it)."""
+
+    def session_settings(self, target: str, config: Any) -> tuple[str, Any]: ...
+
+    def explain(self, error: Any) -> Any: ...
+
+
+_environment: SessionEnvironment | None = None
 _PATCHED = ("__init__", "run", "make_callable", "_make_callable_from_options", "partial_run", "partial_run_setup",
             "close")
-_open_emulations = weakref.WeakSet()      # sessions with an EmulatedSession, until closed
+_open_emulations: "weakref.WeakSet[Any]" = weakref.WeakSet()      # sessions with an EmulatedSession, until closed
 
 
-def set_session_environment(environment):
+def set_session_environment(environment: SessionEnvironment | None) -> None:
     """Install the one object that places sessions in a larger job (npu_bridge.distributed.cluster).
 
     `environment.session_settings(target, config) -> (target, config)` is asked before every session is created,
@@ -45,7 +56,7 @@ def set_session_environment(environment):
     _environment = environment
 
 
-def activate():
+def activate() -> None:
     """Patch BaseSession so NpuOptimizer sessions run emulated. Safe to call any number of times."""
     with _lock:
         if _originals:
@@ -64,7 +75,7 @@ def activate():
         base.close = _close
 
 
-def deactivate():
+def deactivate() -> None:
     """Give BaseSession back TensorFlow's own methods. Refused while a session created emulated is open: its runs
     would silently become plain TensorFlow runs."""
     with _lock:
@@ -80,14 +91,14 @@ def deactivate():
         _originals.clear()
 
 
-def is_active():
+def is_active() -> bool:
     """Do NpuOptimizer sessions run emulated now?"""
     return bool(_originals)
 
 
 def _init(self, target="", graph=None, config=None):
     try:
-        options = options_from_config(config) if config is not None else None
+        options = session_options(config) if config is not None else None
         npu = options is not None and options.use_off_line
         target, config, self._npu_in_job = _placed(target, config, npu)
     except _USER_FACING_ERRORS as error:

@@ -57,13 +57,12 @@ def test_deeply_nested_json_mixlist_is_a_config_error_naming_the_file(tmp_path):
         load_mixlist(str(path), load_op_library("ascend910"))
 
 
-def test_deeply_nested_ops_info_file_is_a_config_error_naming_the_file(tmp_path, monkeypatch):
+def test_deeply_nested_ops_info_file_is_a_config_error_naming_the_file(tmp_path):
     folder = tmp_path / "built-in/op_impl/ai_core/tbe/config/ascend910"
     folder.mkdir(parents=True)
     (folder / "aic-ascend910-ops-info.json").write_text('{"MatMulV2": ' + "[" * 100_000)
-    monkeypatch.setenv("ASCEND_OPP_PATH", str(tmp_path))
     with pytest.raises(NpuConfigError, match=r"aic-ascend910-ops-info.json is not valid JSON.*nested too deeply"):
-        load_op_library("ascend910")
+        load_op_library("ascend910", str(tmp_path))
 
 
 @pytest.mark.parametrize("key", ["modify_mixlist", "customize_dtypes", "dump_path"])
@@ -95,15 +94,14 @@ def test_a_key_written_twice_warns_that_the_first_block_is_dropped(tmp_path):
     assert any("key 'black-list' appears twice in one object" in message for message in said)
 
 
-def test_precision_reduce_written_as_a_string_warns_that_the_op_is_gray(tmp_path, monkeypatch):
+def test_precision_reduce_written_as_a_string_warns_that_the_op_is_gray(tmp_path):
     folder = tmp_path / "built-in/op_impl/ai_core/tbe/config/ascend910"
     folder.mkdir(parents=True)
     source = BUILTIN_ROOT / "built-in/op_impl/ai_core/tbe/config/ascend910/aic-ascend910-ops-info.json"
     entries = json.loads(source.read_text())
     entries["Log"]["precision_reduce"] = "false"
     (folder / "aic-ascend910-ops-info.json").write_text(json.dumps(entries))
-    monkeypatch.setenv("ASCEND_OPP_PATH", str(tmp_path))
-    library, said = _config_warnings(lambda: load_op_library("ascend910"))
+    library, said = _config_warnings(lambda: load_op_library("ascend910", str(tmp_path)))
     assert library.precision_reduce("Log") is None
     assert any("Log.precision_reduce is 'false', not an object such as {\"flag\": \"false\"}" in m for m in said)
 

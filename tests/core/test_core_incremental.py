@@ -177,3 +177,21 @@ def test_a_customize_dtypes_line_naming_an_added_op_asks_for_a_full_rewrite(tmp_
     full = rewrite(graph.as_graph_def(), options, log=False)
     assert full.report.by_name("late").decision == "float32"
     assert not any("no op named 'late'" in w for w in full.report.warnings)
+
+
+def test_a_report_grown_thousands_of_times_builds_its_rows_without_recursion():
+    """A script adding one op per run makes a chain of growths as long as its runs; reading the last report's
+    rows walks it iteratively (sys.getrecursionlimit() is 1000), with later replacements winning."""
+    from npu_bridge.core.precision.report import Growth, OpRecord, Report
+
+    def record(name, decision="float32"):
+        return OpRecord(name, "Relu", "Relu", "gray", decision, f"follows '{name}-in'")
+
+    report = Report("mixed_float16", "ascend910", "float16", lambda: ([record("base")], {"base": "base-in"}), 1, 0, 0)
+    for i in range(3000):
+        replaced = {"base": record("base", "float16")} if i == 1500 else {}
+        report = Report("mixed_float16", "ascend910", "float16", None, i + 2, 0, 0,
+                        growth=Growth(report, (record(f"op{i}"),), replaced, {f"op{i}": f"op{i}-in"}))
+    assert [r.name for r in report.records] == ["base", *(f"op{i}" for i in range(3000))]
+    assert report.by_name("base").decision == "float16" and "base" not in report.followed
+    assert report.followed["op2999"] == "op2999-in"

@@ -10,6 +10,7 @@ from npu_bridge.core.errors import NpuConfigError, NpuConfigWarning
 from npu_bridge.core.mixlist import ListName, PrecisionLists, build_precision_lists, load_mixlist
 from npu_bridge.core.oplib import BUILTIN_ROOT, load_op_library
 from npu_bridge.core.options import NpuOptions, PrecisionMode
+from npu_bridge.core.settings import CoreSettings
 
 # The seed document's example file, verbatim (// comments included).
 SEED_EXAMPLE = """{
@@ -303,27 +304,26 @@ def test_correct_names_do_not_warn(tmp_path, library, recwarn):
     assert not [w for w in recwarn if issubclass(w.category, NpuConfigWarning)]
 
 
-def _edited_library(tmp_path, monkeypatch, encoding="utf-8"):
-    """A copy of the built-in ascend910 library with Add made black, saved in `encoding`, as ASCEND_OPP_PATH."""
+def _edited_library(tmp_path, encoding="utf-8"):
+    """Options reading a copy of the built-in ascend910 library with Add made black, saved in `encoding`, from
+    the OPP root their settings name (ASCEND_OPP_PATH)."""
     config = Path("built-in", "op_impl", "ai_core", "tbe", "config", "ascend910")
     shutil.copytree(BUILTIN_ROOT / config, tmp_path / "opp" / config)
     lib_file = tmp_path / "opp" / config / "aic-ascend910-ops-info.json"
     data = json.loads(lib_file.read_text())
     data["Add"]["precision_reduce"] = {"flag": "false"}
     lib_file.write_text(json.dumps(data), encoding=encoding)
-    monkeypatch.setenv("ASCEND_OPP_PATH", str(tmp_path / "opp"))
+    return NpuOptions(mode=PrecisionMode.MIXED_FP16, settings=CoreSettings(opp_path=str(tmp_path / "opp")))
 
 
-def test_lists_use_the_edited_library_from_ascend_opp_path(tmp_path, monkeypatch):
-    _edited_library(tmp_path, monkeypatch)
-    lists = build_precision_lists(NpuOptions(mode=PrecisionMode.MIXED_FP16))
+def test_lists_use_the_edited_library_from_ascend_opp_path(tmp_path):
+    lists = build_precision_lists(_edited_library(tmp_path))
     assert lists.list_of("Add") is ListName.BLACK
     assert str(tmp_path / "opp") in lists.origin("Add")
 
 
-def test_an_edited_library_saved_with_a_byte_order_mark_loads(tmp_path, monkeypatch):
-    _edited_library(tmp_path, monkeypatch, encoding="utf-8-sig")
-    assert build_precision_lists(NpuOptions(mode=PrecisionMode.MIXED_FP16)).list_of("Add") is ListName.BLACK
+def test_an_edited_library_saved_with_a_byte_order_mark_loads(tmp_path):
+    assert build_precision_lists(_edited_library(tmp_path, encoding="utf-8-sig")).list_of("Add") is ListName.BLACK
 
 
 def test_910b_lists(tmp_path):

@@ -94,7 +94,7 @@ def copy_library(tmp_path, soc="ascend910"):
     return root
 
 
-def test_seed_method_edit_precision_reduce_in_a_copy(tmp_path, monkeypatch):
+def test_seed_method_edit_precision_reduce_in_a_copy(tmp_path):
     """The documented way: copy the library, change precision_reduce, point ASCEND_OPP_PATH at the copy."""
     root = copy_library(tmp_path)
     path = root / CONFIG / "ascend910" / "aic-ascend910-ops-info.json"
@@ -102,13 +102,11 @@ def test_seed_method_edit_precision_reduce_in_a_copy(tmp_path, monkeypatch):
     data["Reduction"]["precision_reduce"]["flag"] = "true"
     data["Add"]["precision_reduce"] = {"flag": "false"}
     path.write_text(json.dumps(data))
-    monkeypatch.setenv("ASCEND_OPP_PATH", str(root))
-    library = load_op_library("ascend910")
+    library = load_op_library("ascend910", str(root))
     assert library.precision_reduce("Reduction") == "true"
     assert library.precision_reduce("Add") == "false"
     assert not library.builtin and str(root) in library.source
     assert str(root) in library.describe()
-    monkeypatch.delenv("ASCEND_OPP_PATH")
     assert load_op_library("ascend910").precision_reduce("Add") is None
 
 

@@ -39,15 +39,13 @@ def test_capabilities_per_generation():
     assert a2.name == "ascend910b"
 
 
-def test_selected_soc_order(monkeypatch):
-    monkeypatch.delenv("NPU_BRIDGE_SOC", raising=False)
+def test_selected_soc_order():
+    """soc_config, else the default the settings carry ($NPU_BRIDGE_SOC, read at the edge), else ascend910."""
     assert selected_soc(None) == "ascend910"
-    monkeypatch.setenv("NPU_BRIDGE_SOC", "Ascend910B2")
-    assert selected_soc(None) == "ascend910b"
-    assert selected_soc("Ascend910ProA") == "ascend910"
-    monkeypatch.setenv("NPU_BRIDGE_SOC", "nonsense")
+    assert selected_soc(None, "Ascend910B2") == "ascend910b"
+    assert selected_soc("Ascend910ProA", "Ascend910B2") == "ascend910"
     with pytest.raises(NpuConfigError, match="NPU_BRIDGE_SOC"):
-        selected_soc(None)
+        selected_soc(None, "nonsense")
 
 
 def test_cube_types_are_exactly_the_fe_list():

@@ -7,10 +7,10 @@ import tensorflow as tf
 
 import npu_bridge
 from npu_bridge.core.errors import NpuConfigError
-from npu_bridge.core.options import OVERRIDES_ENV, options_from_parameter_map
 from npu_bridge.debug.capture import CaptureObserver
 from npu_bridge.debug.suggest import Replay, Search, Tolerance, parameter_overrides, write_files
 from npu_bridge.runtime import observers
+from npu_bridge.settings import OVERRIDES_ENV, parameter_map_options
 from npu_test_support import npu_config
 
 npu_bridge.activate()
@@ -112,22 +112,22 @@ def test_files_are_a_valid_mixlist_and_customize_dtypes(tmp_path):
     assert "MatMulV2" in suggestion.moved and "head" in suggestion.moved["MatMulV2"]
     for key, path in (("modify_mixlist", mixlist), ("customize_dtypes", customize)):
         with parameter_overrides({key: path}):
-            options = options_from_parameter_map({"precision_mode": "allow_mix_precision"})
+            options = parameter_map_options({"precision_mode": "allow_mix_precision"})
         assert getattr(options, key) == path
 
 
 def test_overrides_replace_the_scripts_values_and_refuse_other_keys(monkeypatch):
     monkeypatch.setenv(OVERRIDES_ENV, json.dumps({"precision_mode": "must_keep_origin_dtype",
                                                   "modify_mixlist": ""}))
-    options = options_from_parameter_map({"precision_mode_v2": "mixed_float16", "modify_mixlist": "/x.json"})
+    options = parameter_map_options({"precision_mode_v2": "mixed_float16", "modify_mixlist": "/x.json"})
     assert options.precision_mode == "must_keep_origin_dtype" and options.precision_mode_v2 is None
     assert options.modify_mixlist is None
     monkeypatch.setenv(OVERRIDES_ENV, json.dumps({"enable_dump": "1"}))
     with pytest.raises(NpuConfigError, match="'enable_dump'.*not accepted"):
-        options_from_parameter_map({})
+        parameter_map_options({})
     monkeypatch.setenv(OVERRIDES_ENV, "[1")
     with pytest.raises(NpuConfigError, match="not a JSON object"):
-        options_from_parameter_map({})
+        parameter_map_options({})
 
 
 def test_a_metric_name_that_does_not_exist_is_named_with_close_matches():

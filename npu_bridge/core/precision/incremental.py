@@ -24,7 +24,7 @@ from tensorflow.core.framework import graph_pb2
 
 from npu_bridge.core.contract import SATURATION_SUFFIX
 from npu_bridge.core.errors import PrecisionPassError
-from npu_bridge.core.precision.report import OpRecord, Report, RewriteResult
+from npu_bridge.core.precision.report import Growth, OpRecord, Report, RewriteResult
 from npu_bridge.core.precision.rewrite import function_bodies, op_record, pass_inputs, run_pass
 
 # Set by TensorFlow on an existing op when it becomes a control input of a new one; changes nothing it computes.
@@ -151,13 +151,9 @@ def _grown_report(old: Report, done, known, new_names, changed, added) -> tuple[
                                     *(warning for cast, _, _, warning in builder.findings if cast not in known))))
     n_clamped = sum(1 for node in added if node.name.endswith(SATURATION_SUFFIX))
 
-    def rows():
-        kept = {name: who for name, who in old.followed.items() if name not in replaced}
-        return [*(replaced.get(r.name, r) for r in old.records), *records], {**kept, **followed}
-
-    report = Report(old.mode_name, old.soc, reduced, rows, old.n_ops + len(new_names), n_reduced,
+    report = Report(old.mode_name, old.soc, reduced, None, old.n_ops + len(new_names), n_reduced,
                     old.n_casts + len(new_casts), warnings, overflow_mode=old.overflow_mode,
-                    n_clamped=old.n_clamped + n_clamped)
+                    n_clamped=old.n_clamped + n_clamped, growth=Growth(old, tuple(records), replaced, followed))
     return tuple(records), report
 
 

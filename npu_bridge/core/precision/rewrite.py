@@ -3,9 +3,10 @@
 The pass works on a private copy of the caller's GraphDef, so a failure anywhere leaves the caller's graph
 exactly as it was; every failure surfaces as PrecisionPassError naming the node and the rule involved.
 """
+from collections.abc import Iterable
 from functools import lru_cache
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from tensorflow.core.framework import graph_pb2
 from tensorflow.python.platform import tf_logging
@@ -23,6 +24,11 @@ from npu_bridge.core.precision.typeattrs import (
     DTYPES_BY_NAME, FLOAT_DTYPES, MalformedNodeError, OpTable, UnknownOpError,
 )
 from npu_bridge.core.soc import saturates
+
+if TYPE_CHECKING:
+    from npu_bridge.core.customize_dtypes import CustomizeDtypes
+    from npu_bridge.core.mixlist import PrecisionLists
+    from npu_bridge.core.options import NpuOptions
 
 
 # Shape and ShapeN of a tensor whose shape is static (the NPU compiles static shapes unless told otherwise) are
@@ -48,8 +54,8 @@ class PassContext:
         # mix_compile_mode: ops in without_npu_compile_scope stay in TensorFlow on the host.
         self.host_ops = bool(options.raw.get("mix_compile_mode"))
         self.saturation = saturation     # a float16 overflow gives +-65504 (saturation.py), not inf
-        self.folded = frozenset()        # nodes the graph engine folds from constants (set by the Decider's run)
-        self.current = None
+        self.folded: frozenset[str] = frozenset()  # nodes the graph engine folds from constants (the Decider's run)
+        self.current: str | None = None
         self._facts = {}
         self._facts_by_op = {}
         self._by_axis = {}
@@ -144,7 +150,9 @@ class PassRun(NamedTuple):
     warnings: list                      # the Decider's (customize_dtypes lines that pin less than they say)
 
 
-def pass_inputs(options, lists=None, customize=None, saturation=None):
+def pass_inputs(options: "NpuOptions", lists: "PrecisionLists | None" = None,
+                customize: "CustomizeDtypes | None" = None, saturation: bool | None = None
+                ) -> "tuple[PrecisionLists, CustomizeDtypes | None, bool]":
     """(lists, customize, saturation) as rewrite() uses them: read from the options' files and the device's mode
     when not given; customize is None when no file applies (none named, or must_keep_origin_dtype)."""
     if lists is None:
@@ -162,7 +170,9 @@ def pass_inputs(options, lists=None, customize=None, saturation=None):
     return lists, customize, saturation
 
 
-def run_pass(graph_def, options, lists, customize, saturation, paired_relus=None):
+def run_pass(graph_def: graph_pb2.GraphDef, options: "NpuOptions", lists: "PrecisionLists",
+             customize: "CustomizeDtypes | None", saturation: bool,
+             paired_relus: frozenset[str] | None = None) -> PassRun:
     """Run the pass's stages on a copy of `graph_def`; every failure is a PrecisionPassError naming the node.
 
     `paired_relus`: the names of the Relus a ReluGrad reads as features (the engine's ReluV2 / ReluGradV2
@@ -170,7 +180,7 @@ def run_pass(graph_def, options, lists, customize, saturation, paired_relus=None
     """
     work = graph_pb2.GraphDef()
     work.CopyFrom(graph_def)
-    ctx = None
+    ctx: PassContext | None = None
     # The pass allocates a few small objects per node (see core.gcpause).
     with collector_paused():
         try:
@@ -186,20 +196,25 @@ def run_pass(graph_def, options, lists, customize, saturation, paired_relus=None
         except CastPlanError as error:
             raise PrecisionPassError(error.node, "cast insertion", str(error)) from None
         except UnknownOpError as error:
-            node = ctx.current if ctx else "?"
-            raise PrecisionPassError(node, "op registry", f"op type '{error.args[0]}' is neither registered in "
+            raise PrecisionPassError(_at(ctx), "op registry", f"op type '{error.args[0]}' is neither registered in "
                                                           "TensorFlow nor a function of the graph's library") from None
         except RuleViolation as error:
-            raise PrecisionPassError(ctx.current, error.rule, str(error)) from None
+            raise PrecisionPassError(_at(ctx), error.rule, str(error)) from None
         except MalformedNodeError as error:
-            raise PrecisionPassError(ctx.current, "op definition", str(error)) from None
+            raise PrecisionPassError(_at(ctx), "op definition", str(error)) from None
         except Exception as error:
-            node = ctx.current if ctx else "?"
-            raise PrecisionPassError(node, "internal", f"{type(error).__name__}: {error}") from error
+            raise PrecisionPassError(_at(ctx), "internal", f"{type(error).__name__}: {error}") from error
     return PassRun(work, ctx, plans, decider.facts, builder, tensor_map, n_clamped, list(decider.warnings))
 
 
-def rewrite(graph_def, options, *, lists=None, customize=None, log=True, saturation=None):
+def _at(ctx: PassContext | None) -> str:
+    """The node the pass was deciding when it failed, for the error ("?" before the first)."""
+    return (ctx.current if ctx else None) or "?"
+
+
+def rewrite(graph_def: graph_pb2.GraphDef, options: "NpuOptions", *, lists: "PrecisionLists | None" = None,
+            customize: "CustomizeDtypes | None" = None, log: bool = True,
+            saturation: bool | None = None) -> RewriteResult:
     """Apply the NPU precision rules of `options` to a copy of `graph_def`; see docs/DESIGN.md core.precision.
 
     `lists` and `customize` (the parsed modify_mixlist lists and customize_dtypes file) are read from the files
@@ -244,7 +259,7 @@ def _plain_ir_type(op_type):
     return tf_to_ir.ir_candidates(op_type)[0]
 
 
-def unmatched_names(customize, names):
+def unmatched_names(customize: "CustomizeDtypes | None", names: Iterable[str]) -> list[str]:
     """customize_dtypes lines naming a node not among `names`: they pin nothing (silently, on the NPU).
 
     The first _MAX_UNMATCHED_WARNINGS each get a warning, the rest one summary: a file written for another model
@@ -268,11 +283,11 @@ def unmatched_names(customize, names):
 _MAX_UNMATCHED_WARNINGS = 20
 
 
-def function_bodies(done):
+def function_bodies(done: PassRun) -> list[str]:
     """One warning naming the functions the pass left as written (tf.function bodies, control flow v2), which the
     NPU compiles like any other ops: what they reduce there is not reduced here."""
     library = done.graph_def.library.function
-    called = {}
+    called: dict[str, str] = {}
     for node in done.builder.originals:
         if done.plans[node.name] is not CALL:
             continue
@@ -283,7 +298,7 @@ def function_bodies(done):
             called.setdefault(name, node.name)
     if not called:
         return []
-    sizes = {f.signature.name: len(f.node_def) for f in library}
+    sizes: dict[str, int] = {f.signature.name: len(f.node_def) for f in library}
     first, caller = next(iter(called.items()))
     more = f" and {len(called) - 1} more function(s) ({', '.join(list(called)[1:4])}...)" if len(called) > 1 else ""
     return [f"function '{first}' (called by op '{caller}'){more}, {sum(sizes.get(n, 0) for n in called)} ops in "
@@ -292,7 +307,7 @@ def function_bodies(done):
             "(tf.compat.v1.disable_control_flow_v2(), as npu-run does) and without tf.function to emulate them."]
 
 
-def op_record(name, op, plan, facts, casts, notes):
+def op_record(name: str, op: str, plan, facts: dict, casts: Iterable[str], notes: list[str]) -> OpRecord:
     """The report row of node `name` (of type `op`) decided by `plan`: `casts` names the Casts it caused, `notes`
     the sentences its reason adds (constants it reads that the reduced dtype destroys)."""
     found = facts.get(name) if plan.list_name != "-" else None
@@ -305,7 +320,7 @@ def op_record(name, op, plan, facts, casts, notes):
                     tuple(casts), plan.emulated, found.list_origin if found else "")
 
 
-def _report(options, done, saturation, warnings):
+def _report(options: "NpuOptions", done: PassRun, saturation: bool, warnings: list[str]) -> Report:
     """The Report, with its per-op rows left to build until someone reads them.
 
     The row builder keeps the plans and each node's name and type, not the graph model, so a Report kept by

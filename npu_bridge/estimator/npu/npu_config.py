@@ -14,7 +14,7 @@ from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.core.mixlist import build_precision_lists
-from npu_bridge.core.options import options_from_parameter_map
+from npu_bridge.settings import parameter_map_options
 from npu_bridge.estimator.npu.estimator_support import ESTIMATOR
 
 NPU_OPTIMIZER_NAME = "NpuOptimizer"
@@ -134,10 +134,10 @@ def npu_session_config(parameters, session_config=None):
 
 def _validate(parameter_map):
     """Every check a session makes when it is created: option values, the mixlist and customize_dtypes files."""
-    options = options_from_parameter_map(parameter_map)
+    options = parameter_map_options(parameter_map)
     build_precision_lists(options)
     if options.customize_dtypes:
-        load_customize_dtypes(options.customize_dtypes)
+        load_customize_dtypes(options.customize_dtypes, strict=options.settings.strict)
 
 
 def _check_run_config_args(iterations_per_loop, mix_compile_mode, jit_compile, graph_run_mode, dump_config,

@@ -14,6 +14,7 @@ import tensorflow.compat.v1 as tf
 
 from npu_bridge.artifacts import loss_scaling
 from npu_bridge.core.options import config_warning
+from npu_bridge.settings import core_settings
 
 _FLOAT32_MAX = 3.4e38
 
@@ -119,4 +120,5 @@ def _warn_about_arguments(init_loss_scale, incr_every_n_steps, decr_every_n_nan_
         problems.append(f"incr_every_n_steps {incr_every_n_steps} / decr_every_n_nan_or_inf "
                         f"{decr_every_n_nan_or_inf}: below 1 changes the scale on every such step")
     for problem in problems:
-        config_warning(f"ExponentialUpdateLossScaleManager: {problem}; the real manager accepts it silently.")
+        config_warning(f"ExponentialUpdateLossScaleManager: {problem}; the real manager accepts it silently.",
+                       strict=core_settings().strict)

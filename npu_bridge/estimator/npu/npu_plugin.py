@@ -36,9 +36,11 @@ def _soc_from_config(config):
 def current_soc():
     """The emulated soc: the default session's NpuOptimizer soc_config, else $NPU_BRIDGE_SOC, else ascend910."""
     from npu_bridge.core.soc import selected_soc
+    from npu_bridge.settings import core_settings
 
     session = tf.get_default_session()
-    return selected_soc(_soc_from_config(tf_private.session_config(session)) if session is not None else None)
+    soc_config = _soc_from_config(tf_private.session_config(session)) if session is not None else None
+    return selected_soc(soc_config, core_settings().soc)
 
 
 def is_inf_nan_enabled():
