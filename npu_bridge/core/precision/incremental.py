@@ -18,7 +18,7 @@ ops keep only the Casts and notes that are new. Old ops' records are unchanged, 
 tests/core/test_incremental.py and tests/runtime/test_speed_paths.py compare with full rewrites.
 """
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from tensorflow.core.framework import graph_pb2
 
@@ -26,6 +26,11 @@ from npu_bridge.core.contract import SATURATION_SUFFIX
 from npu_bridge.core.errors import PrecisionPassError
 from npu_bridge.core.precision.report import Growth, OpRecord, Report, RewriteResult
 from npu_bridge.core.precision.rewrite import function_bodies, op_record, pass_inputs, run_pass
+
+if TYPE_CHECKING:
+    from npu_bridge.core.customize_dtypes import CustomizeDtypes
+    from npu_bridge.core.mixlist import PrecisionLists
+    from npu_bridge.core.options import NpuOptions
 
 # Set by TensorFlow on an existing op when it becomes a control input of a new one; changes nothing it computes.
 _MARKER_ATTRS = ("_has_manual_control_dependencies",)
@@ -63,7 +68,8 @@ class Increment(NamedTuple):
     records: tuple              # the new user ops' OpRecords, in graph order
 
 
-def rewrite_increment(rewritten: Rewritten, user_def: graph_pb2.GraphDef, options, *, lists=None, customize=None,
+def rewrite_increment(rewritten: Rewritten, user_def: graph_pb2.GraphDef, options: "NpuOptions", *,
+                      lists: "PrecisionLists | None" = None, customize: "CustomizeDtypes | None" = None,
                       saturation: bool | None = None) -> Increment | None:
     """`user_def` (the graph of `rewritten` with nodes appended) rewritten from `rewritten` plus a rewrite of the
     added part, or None when only a full rewrite is sure to give the same decisions (see the module docstring).

@@ -87,6 +87,11 @@ class Report:
         return self._records
 
     @property
+    def unbuilt_growth(self) -> "Growth | None":
+        """The Growth this Report's rows are still to be built from (a Report an increment made), else None."""
+        return self._growth if self._records is None else None
+
+    @property
     def followed(self) -> dict[str, str]:
         """{gray op name: the producer whose dtype it followed}."""
         self._build()
@@ -169,8 +174,8 @@ def _grown_rows(growth: Growth) -> tuple[list[OpRecord], dict[str, str]]:
     """The rows of a grown Report, walking back its chain of growths to the first Report built otherwise, without
     recursion: a script adding one op per run makes a chain as long as its runs."""
     chain = [growth]
-    while chain[-1].base._records is None and chain[-1].base._growth is not None:
-        chain.append(chain[-1].base._growth)
+    while (link := chain[-1].base.unbuilt_growth) is not None:
+        chain.append(link)
     base = chain[-1].base
     records, followed = list(base.records), dict(base.followed)
     replaced: dict[str, OpRecord] = {}
