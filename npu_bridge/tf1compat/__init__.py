@@ -17,7 +17,7 @@ import importlib
 import importlib.util
 import sys
 
-from npu_bridge.tf1compat import estimator_paths
+from npu_bridge.tf1compat import estimator_paths, python_internals
 from npu_bridge.tf1compat.finders import AliasFinder, FallbackFinder
 
 # The module name a TF 1.15 script imports -> the module that provides it here. A key covers its submodules too:
@@ -111,6 +111,7 @@ AFTER_IMPORT = {
     "keras.src.layers.normalization.batch_normalization": _accept_tf115_moments,
     "tf_keras.api._v1.keras": _give_keras_version,
     "keras.api._v1.keras": _give_keras_version,
+    **python_internals.FIXUPS,      # TF 1.15 attributes of tensorflow.python modules (tf1compat.python_internals)
 }
 
 
