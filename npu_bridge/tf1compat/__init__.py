@@ -42,8 +42,9 @@ ALIASES = {
     "tensorflow.contrib.learn.python.learn.datasets.mnist": "npu_bridge.tf1compat.examples.tutorials.mnist.input_data",
     "tensorflow.contrib.image.ops": "tensorflow.python.ops",       # its gen_image_ops: the kernels TF 2 still has
     "tensorflow.contrib.tpu.proto": "tensorflow.core.protobuf.tpu",
-    **{f"tensorflow.contrib.tpu.python.tpu.{name}": f"tensorflow.python.tpu.{name}"
-       for name in ("tensor_tracer", "tpu", "tpu_feed", "training_loop")},
+    **{f"tensorflow.contrib.tpu.python.tpu.{name}": f"tensorflow.python.tpu.{name}"      # the last four: 2.15 only
+       for name in ("tensor_tracer", "tpu", "tpu_feed", "training_loop", "error_handling", "session_support",
+                    "tpu_context", "util")},
     # Huawei's older contrib paths for npu_bridge (its TF 1.15 fork shipped the adapter inside tensorflow.contrib)
     "tensorflow.contrib.hccl": "npu_bridge.hccl",
     "tensorflow.contrib.hccl.python": "npu_bridge.hccl",        # `...hccl.python.ops.hccl_ops` is hccl_ops too
@@ -113,8 +114,6 @@ AFTER_IMPORT = {
     "keras.api._v1.keras": _give_keras_version,
     **python_internals.FIXUPS,      # TF 1.15 attributes of tensorflow.python modules (tf1compat.python_internals)
 }
-
-
 
 
 def _contrib_missing(fullname):

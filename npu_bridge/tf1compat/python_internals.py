@@ -35,6 +35,7 @@ MOVED = {
     "tensorflow.python.framework.ops": {
         "register_tensor_conversion_function": "tensorflow:register_tensor_conversion_function",
     },
+    "tensorflow.python.util.tf_export": {"estimator_export": "npu_bridge.tf1compat.tf_export:estimator_export"},
     "tensorflow.python.ops.gradients_impl": {        # gradients_util's, now eager.backprop_util's public helper
         "_AggregateIndexedSlicesGradients": "tensorflow.python.eager.backprop_util:AggregateIndexedSlicesGradients",
     },

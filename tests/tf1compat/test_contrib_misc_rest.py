@@ -8,15 +8,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from npu_bridge import tf1compat
 from npu_bridge.tf1compat.contrib.removed import ContribRemovedError
 
 _v1 = tf.compat.v1
 
 
-@pytest.fixture(autouse=True)
-def installed():
-    tf1compat.install()
+pytestmark = pytest.mark.usefixtures("installed")
 
 
 def test_tpu_core_names_the_replicated_core_device_as_tf_1_15_did():

@@ -6,16 +6,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from npu_bridge import tf1compat
-
 v1 = tf.compat.v1
 
 
-@pytest.fixture(autouse=True)
-def installed():
-    tf1compat.install()
-    with tf.Graph().as_default() as graph:
-        yield graph
+pytestmark = pytest.mark.usefixtures("tf1_graph")
 
 
 def _sigmoid(z):
