@@ -15,7 +15,8 @@ first thing that stopped it, read from the last traceback it printed:
     data         the script looked for its data (file or folder not found, an empty dataset, a download
                  without network)
     flags        the command line was refused (argparse usage error, absl flags error)
-    ran          exited 0, or still running when the time limit struck
+    ran          exited 0 (unless its last line says its data is missing: data), or still running when the
+                 time limit struck
     other        any other failure (kept with its last line, to be read)
 
 Kept apart from the runner so it can be unit-tested on small fake tracebacks, in CI, without a ModelZoo checkout.
@@ -122,8 +123,11 @@ def classify(returncode, output, timed_out=False, npu_bridge_dir=None):
     frames, exception = last_traceback(output)
     raising = _raising_frame(frames, npu_bridge_dir)
     where = f"{raising[0]}:{raising[1]}" if raising else ""
-    if timed_out or returncode == 0:
+    if timed_out:
         return Failure("ran", exception or _last_line(output), where)
+    if returncode == 0:     # a script that reports its data missing and exits 0 (Glow, MGCNN) did not run
+        line = _last_line(output)
+        return Failure("data" if _DATA_WORDS.search(line) else "ran", exception or line, where)
     if _FLAGS_WORDS.search(output) and (returncode == 2 or not exception or "Flag" in exception):
         return Failure("flags", _flags_line(output), where)
     if not exception:

@@ -102,6 +102,12 @@ def test_exit_zero_and_a_timeout_both_count_as_ran():
     assert (ran.category, ran.exception) == ("ran", "Epoch 1/10")
 
 
+def test_exit_zero_after_reporting_missing_data_is_data():
+    output = "Downloading data from https://host/cifar-10-python.tar.gz\nURL fetch failure on https://host/x: None\n"
+    assert failures.classify(0, output).category == "data"
+    assert failures.classify(0, "No data loaded.\n").category == "data"
+
+
 def test_a_failure_without_traceback_is_read_from_its_last_line():
     assert failures.classify(1, "loading\nERROR: dataset folder /tmp/d does not exist\n").category == "data"
     other = failures.classify(-9, "")
