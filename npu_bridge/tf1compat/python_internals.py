@@ -19,9 +19,10 @@ from npu_bridge.tf1compat.removed import user_line
 # TF 1.15 module -> {name it had: "module:attribute" TensorFlow 2.x keeps it as}
 MOVED = {
     "tensorflow.python.ops.control_flow_ops": {
-        "cond": "tensorflow.compat.v1:cond",                 # TF 2.13 moved them to cond.py, while_loop.py and
-        "while_loop": "tensorflow.compat.v1:while_loop",     # control_flow_assert.py: the same v1 functions
-        "Assert": "tensorflow.compat.v1:Assert",
+        "cond": "tensorflow.compat.v1:cond",                 # TF 2.13 moved them to cond.py, while_loop.py,
+        "while_loop": "tensorflow.compat.v1:while_loop",     # control_flow_assert.py and control_flow_case.py:
+        "Assert": "tensorflow.compat.v1:Assert",             # the same v1 functions. tf-slim's tfexample_decoder
+        "case": "tensorflow.compat.v1:case",                 # (slim.tfexample_decoder.Image) calls case
     },
     "tensorflow.python.ops.array_ops": {                     # array_ops_stack.py since TF 2.13
         "stack": "tensorflow:stack",

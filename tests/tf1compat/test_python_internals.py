@@ -49,6 +49,27 @@ def test_control_flow_ops_cond_while_loop_and_assert_build_v1_control_flow():
         _run(check)
 
 
+def test_control_flow_ops_case_picks_the_first_true_branch_and_slims_image_decoder_runs():
+    import tf_slim
+    from tensorflow.python.ops import control_flow_ops
+
+    x = v1.placeholder(tf.int32, [])
+    picked = control_flow_ops.case([(tf.less(x, 0), lambda: tf.constant(-1)), (tf.equal(x, 0), lambda: tf.constant(0))],
+                                   default=lambda: tf.constant(1), exclusive=False)
+    assert [_run(picked, feed_dict={x: value})[0] for value in (-5, 0, 7)] == [-1, 0, 1]
+    pixels = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
+    with v1.Session() as sess:
+        png = sess.run(tf.image.encode_png(pixels))
+    example = tf.train.Example(features=tf.train.Features(feature={
+        "image/encoded": tf.train.Feature(bytes_list=tf.train.BytesList(value=[png])),
+        "image/format": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"png"]))}))
+    decoder = tf_slim.tfexample_decoder.TFExampleDecoder(     # a slim dataset's decoder, as NASNet's reads ImageNet
+        {"image/encoded": v1.FixedLenFeature((), tf.string), "image/format": v1.FixedLenFeature((), tf.string)},
+        {"image": tf_slim.tfexample_decoder.Image(channels=3)})
+    [image] = decoder.decode(tf.constant(example.SerializeToString()), ["image"])
+    np.testing.assert_array_equal(_run(image)[0], pixels)
+
+
 def test_array_ops_stack_and_unstack():
     from tensorflow.python.ops import array_ops
 
