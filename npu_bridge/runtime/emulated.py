@@ -10,6 +10,8 @@ edits or deletions of the files do not change a running session.
 import functools
 import threading
 import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 from tensorflow.python.client import session as tf_session
@@ -21,6 +23,7 @@ from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.mixlist import build_precision_lists
 from npu_bridge.core.precision import rewrite
 from npu_bridge.core.precision.incremental import Rewritten, rewrite_increment
+from npu_bridge.core.precision.report import Report
 from npu_bridge.core.soc import saturates
 from npu_bridge.runtime import log, observers, user_errors
 from npu_bridge.runtime.callables import OptionsCallable
@@ -47,19 +50,19 @@ class EmulatedSession:
         self.target = target
         self.config = inner_config(config)
         self.closed = False
-        self.program = None
+        self.program: Program | None = None
         self._lock = threading.RLock()
-        self._partial_runs = {}
+        self._partial_runs: dict[Any, Program] = {}
         self._warned = set()    # the report's warnings already logged: a graph rewritten again repeats them
         self._steps = {}        # plan signature -> steps executed (run observers number steps per signature)
-        self._running = None    # core Rewritten: the user GraphDef the program was rewritten from, and its result
+        self._running: Rewritten | None = None  # the user GraphDef the program was rewritten from, and its result
         # The device's float16 overflow mode (soc default or set_device_sat_mode), fixed when the session first
         # rewrites its graph: every later rewrite of this session uses it, so the running graph and the ops
         # added to it clamp alike and the report's overflow_mode stays true.
         self.saturation = None
         self.observers = observers.session_observers(self)  # this session's own (dump, overflow detection)
 
-    def plan_for(self, fetches, feeds):
+    def plan_for(self, fetches: Sequence[Any], feeds: Sequence[Any]) -> Plan:
         """observers.EmulationView.plan_for: a plan of the running program for a tool's own runs."""
         return Plan(self.program, self.graph, list(fetches), list(feeds), self.options.iterations_per_loop,
                     owner=self.owner)
@@ -79,12 +82,12 @@ class EmulatedSession:
         except errors.OpError as error:
             raise user_errors.translate(error, self.graph)
 
-    def stepper(self):
+    def stepper(self) -> Callable[..., Any] | None:
         """What Plan.execute runs its steps through: None (directly) unless run observers are registered."""
         active = observers.active() + self.observers
         return functools.partial(observers.run_steps, self, active) if active else None
 
-    def next_step(self, plan):
+    def next_step(self, plan: Plan) -> int:
         """The number of the step `plan` is about to execute (per signature, from 0)."""
         with self._lock:
             step = self._steps.get(plan.signature, 0)
@@ -98,11 +101,12 @@ class EmulatedSession:
         if not feed_list:
             self._plan(self.current_program(), fetches, None, plan_key(fetches, None))
         if accept_options:
-            def run_step(*args, options=None, run_metadata=None):
+            def run_with_options(*args, options=None, run_metadata=None):
                 return self.run(fetches, dict(zip(feed_list, args)), options, run_metadata)
-        else:
-            def run_step(*args):
-                return self.run(fetches, dict(zip(feed_list, args)))
+            return run_with_options
+
+        def run_step(*args):
+            return self.run(fetches, dict(zip(feed_list, args)))
         return run_step
 
     def make_callable_from_options(self, callable_options):
@@ -143,7 +147,7 @@ class EmulatedSession:
         return plan.mapper.build_results(
             [None if s is None else values[s] if s >= 0 else fed[~s] for s in plan.sources])
 
-    def current_program(self):
+    def current_program(self) -> Program:
         """The Program running the graph as it is now, rewriting first if ops were added since the last run."""
         if self.closed:
             raise RuntimeError("Attempted to use a closed Session.")
@@ -155,7 +159,7 @@ class EmulatedSession:
             program = self._sync()
         return program
 
-    def close(self):
+    def close(self) -> None:
         with self._lock:
             self.closed = True
             if self.program is not None:
@@ -173,17 +177,16 @@ class EmulatedSession:
                 return program
             if self.saturation is None:
                 self.saturation = saturates(self.options.soc)
-            increment = self._rewrite_added(program, graph_def)
-            if increment is not None:
+            if program is None:
+                result = self._rewrite_all(graph_def)
+                program, how = Program(result, version, self.target, self.config), "built"
+            elif (increment := self._rewrite_added(program, graph_def)) is not None:
                 result = increment.result
                 program.extend_to(result, version, added_nodes=increment.added)
                 how = "extended with the ops added since the last run (those rewritten alone)"
             else:
-                result = rewrite(graph_def, self.options, lists=self.lists, customize=self.customize, log=False,
-                                 saturation=self.saturation)
-                if program is None:
-                    program, how = Program(result, version, self.target, self.config), "built"
-                elif program.can_extend_to(result, nodes := fingerprints(result.graph_def)):
+                result = self._rewrite_all(graph_def)
+                if program.can_extend_to(result, nodes := fingerprints(result.graph_def)):
                     program.extend_to(result, version, nodes)
                     how = "extended with the ops added since the last run"
                 else:
@@ -200,10 +203,14 @@ class EmulatedSession:
                                        user_errors.with_source_line(warning, self.graph))
             return program
 
+    def _rewrite_all(self, graph_def):
+        return rewrite(graph_def, self.options, lists=self.lists, customize=self.customize, log=False,
+                       saturation=self.saturation)
+
     def _rewrite_added(self, program, graph_def):
         """The grown graph rewritten from the running one and the added ops alone, or None (rewrite it all)."""
         running = self._running
-        if program is None or running is None or running.result is not program.result:
+        if running is None or running.result is not program.result:
             return None
         return rewrite_increment(running, graph_def, self.options, lists=self.lists, customize=self.customize,
                                  saturation=self.saturation)
@@ -294,7 +301,7 @@ def _structural_passes(rewrite_options):
     return names
 
 
-def last_report(sess):
+def last_report(sess: Any) -> Report:
     """The precision Report of the graph `sess` runs (a tf.compat.v1 session or a MonitoredSession)."""
     tf_sess = sess if isinstance(sess, tf_session.BaseSession) else tf_private.monitored_inner_session(sess)
     emulation = getattr(tf_sess, "_npu_emulation", None)

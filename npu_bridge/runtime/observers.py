@@ -23,22 +23,41 @@ from typing import Any, Protocol, runtime_checkable
 _lock = threading.Lock()
 
 
+# The views are read-only (properties): a tool reads them and never assigns, and an implementation may hold a
+# narrower type (EmulatedSession.program is a Program). mypy checks that the runtime's classes implement them.
+
 @runtime_checkable
 class RewriteView(Protocol):
     """The pass's result a program runs (core.precision.RewriteResult implements it)."""
 
-    graph_def: Any                  # the reduced GraphDef the inner session runs
-    report: Any                     # its core.precision.Report (per-op records, summary, reduced_dtype)
-    tensor_map: Mapping[str, Any]   # user tensor name -> TensorRef (.name, .dtype) of the inner tensor holding it
+    @property
+    def graph_def(self) -> Any:
+        """The reduced GraphDef the inner session runs."""
+
+    @property
+    def report(self) -> Any:
+        """Its core.precision.Report (per-op records, summary, reduced_dtype)."""
+
+    @property
+    def tensor_map(self) -> Mapping[str, Any]:
+        """User tensor name -> TensorRef (.name, .dtype) of the inner tensor holding it."""
 
 
 @runtime_checkable
 class FeedSlotView(Protocol):
     """One fed user tensor of a plan (runtime.plans.FeedSlot implements it)."""
 
-    user_tensor: Any                # the user's tf.Tensor
-    dtype: Any                      # its numpy dtype
-    targets: Sequence[tuple[str, Any, Any]]     # (inner tensor name, numpy dtype, dtype rounded through or None)
+    @property
+    def user_tensor(self) -> Any:
+        """The user's tf.Tensor."""
+
+    @property
+    def dtype(self) -> Any:
+        """Its numpy dtype."""
+
+    @property
+    def targets(self) -> Sequence[tuple[str, Any, Any]]:
+        """(inner tensor name, numpy dtype, dtype rounded through or None) of each inner tensor it feeds."""
 
 
 @runtime_checkable
@@ -54,25 +73,59 @@ class FetchStructureView(Protocol):
 class ProgramView(Protocol):
     """What observers read of the program a session runs (runtime.program.Program implements it)."""
 
-    graph: Any                      # the inner tf.Graph (Python objects made when first read)
-    result: RewriteView             # the pass's result: the reduced graph, its report, the tensor map
-    version: int                    # grows each time the program is extended or rebuilt
-    session: Any                    # the inner tf.compat.v1.Session
+    @property
+    def graph(self) -> Any:
+        """The inner tf.Graph (its Python objects made when first read)."""
+
+    @property
+    def result(self) -> RewriteView:
+        """The pass's result: the reduced graph, its report, the tensor map."""
+
+    @property
+    def version(self) -> int:
+        """Grows each time the program is extended or rebuilt."""
+
+    @property
+    def session(self) -> Any:
+        """The inner tf.compat.v1.Session."""
 
 
 @runtime_checkable
 class PlanView(Protocol):
     """What observers read of one executed plan (runtime.plans.Plan implements it)."""
 
-    program: ProgramView
-    signature: Hashable             # the (fetch structure, feed keys) pair: steps are numbered per signature
-    fetch_names: Sequence[str]      # inner tensors fetched, in order
-    feed_names: Sequence[str]       # inner tensors fed, in order
-    target_names: Sequence[str]     # inner ops run
-    slots: Sequence[FeedSlotView]   # one per fed user tensor
-    mapper: FetchStructureView      # the user's fetch structure
-    sources: Sequence[int | None]   # per unique fetch: its index in the fetched values, ~i for the i-th feed
-                                    # (a fed tensor fetched), None for an op
+    @property
+    def program(self) -> ProgramView:
+        """The program the plan runs in."""
+
+    @property
+    def signature(self) -> Hashable:
+        """The (fetch structure, feed keys) pair: steps are numbered per signature."""
+
+    @property
+    def fetch_names(self) -> Sequence[str]:
+        """Inner tensors fetched, in order."""
+
+    @property
+    def feed_names(self) -> Sequence[str]:
+        """Inner tensors fed, in order."""
+
+    @property
+    def target_names(self) -> Sequence[str]:
+        """Inner ops run."""
+
+    @property
+    def slots(self) -> Sequence[FeedSlotView]:
+        """One per fed user tensor."""
+
+    @property
+    def mapper(self) -> FetchStructureView:
+        """The user's fetch structure."""
+
+    @property
+    def sources(self) -> Sequence[int | None]:
+        """Per unique fetch: its index in the fetched values, ~i for the i-th feed (a fed tensor fetched), None
+        for an op."""
 
     def execute(self, feed_values: Sequence[Any]) -> Sequence[Any]:
         """Run the plan's inner work once with `feed_values` (one per slot); the fetched values."""
@@ -83,12 +136,29 @@ class PlanView(Protocol):
 class EmulationView(Protocol):
     """What observers read of the emulated session (runtime.emulated.EmulatedSession implements it)."""
 
-    graph: Any                      # the user's tf.Graph
-    options: Any                    # its NpuOptions (core.options)
-    lists: Any                      # its PrecisionLists (core.mixlist); .library is the operator library read
-    config: Any                     # the inner session's ConfigProto (the user's, without the NpuOptimizer)
-    owner: Any                      # a weak reference to the user's tf.compat.v1.Session (call it)
-    program: ProgramView | None     # the program it runs (None before the first run)
+    @property
+    def graph(self) -> Any:
+        """The user's tf.Graph."""
+
+    @property
+    def options(self) -> Any:
+        """Its NpuOptions (core.options)."""
+
+    @property
+    def lists(self) -> Any:
+        """Its PrecisionLists (core.mixlist); .library is the operator library read."""
+
+    @property
+    def config(self) -> Any:
+        """The inner session's ConfigProto (the user's, without the NpuOptimizer)."""
+
+    @property
+    def owner(self) -> Any:
+        """A weak reference to the user's tf.compat.v1.Session (call it)."""
+
+    @property
+    def program(self) -> ProgramView | None:
+        """The program it runs (None before the first run)."""
 
     def plan_for(self, fetches: Sequence[Any], feeds: Sequence[Any]) -> PlanView:
         """A plan of the running program computing the user's tensors `fetches` with the user's tensors `feeds`
