@@ -276,3 +276,12 @@ def test_estimator_export_decorates_a_copied_estimator_class_unchanged():
         pass
 
     assert Classifier.__name__ == "Classifier" and isinstance(Classifier(), Classifier)
+
+
+def test_the_estimators_hooks_check_keeps_its_tf_1_15_import_path():
+    from tensorflow.python.estimator.estimator import _check_hooks_type
+
+    hook = tf.compat.v1.train.StopAtStepHook(last_step=1)
+    assert _check_hooks_type((hook,)) == [hook] and _check_hooks_type(None) == []
+    with pytest.raises(TypeError, match="SessionRunHook"):
+        _check_hooks_type([object()])

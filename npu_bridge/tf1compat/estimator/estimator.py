@@ -250,6 +250,11 @@ def _checked_hooks(name, hooks):
     return hooks
 
 
+def _check_hooks_type(hooks):
+    """TF 1.15's name for the hooks check: ported Estimator subclasses import it (Transformer's nmt_estimator)."""
+    return _checked_hooks("hooks", hooks)
+
+
 def _metric_ops(metrics):
     """({name: value tensor}, [update ops]) for metrics given as (value, update) pairs or Keras Metric objects."""
     values, updates = {}, []
