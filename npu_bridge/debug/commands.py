@@ -227,6 +227,9 @@ def add_suggest_arguments(parser):
                              "from the first step the scale lets through")
     parser.add_argument("--rtol", type=float, default=1e-2, help="relative tolerance against float32 (default 0.01)")
     parser.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
+    parser.add_argument("--strict", action="store_true",
+                        help="judge against float32 alone, even where reduced ops without a float32 kernel keep "
+                             "every setting outside the tolerance (default: widen it by the gap they leave)")
     parser.add_argument("--max-replays", type=int, default=200, metavar="N",
                         help="cap on replays of the recorded steps (default 200; the search needs at most 3n+3 "
                              "for n reduced ops, untested ops stay float32 past the cap)")
@@ -272,7 +275,8 @@ def run_suggest(args):
     _print_recording(recording, observer, args)
     tolerance = Tolerance(args.rtol, args.atol)
     with tempfile.TemporaryDirectory(prefix="npu-debug-suggest-") as work_dir:
-        search = Search(recording, tolerance, work_dir, args.max_replays, progress=progress.replay)
+        search = Search(recording, tolerance, work_dir, args.max_replays, progress=progress.replay,
+                        within_reach=not args.strict)
         try:
             suggestion = search.run()
         except SuggestError as error:
@@ -283,7 +287,12 @@ def run_suggest(args):
             progress.close()
     print(f"{len(search.candidates)} reduced ops with a float32 kernel; {suggestion.replays} replays of the "
           f"recorded steps (bound {suggestion.bound}), {progress.elapsed():.0f} s")
+    tolerance = search.tolerance
     _print_metric("float32", suggestion.float32, suggestion.float32)
+    if suggestion.floor:
+        _print_metric("all that can be in float32", suggestion.floor, suggestion.float32)
+        print(f"    outside the tolerance even so: {search.hardware_note()}; judged from here on by "
+              f"{tolerance.describe()} (--strict: float32 alone)")
     _print_metric("as configured", suggestion.mixed, suggestion.float32, tolerance)
     if not suggestion.blocked:
         print("already within tolerance: nothing needs to stay in float32")

@@ -131,14 +131,25 @@ class Replay:
 class Tolerance:
     rtol: float
     atol: float
+    # Per step, |metric - float32| the NPU cannot close (ops without a float32 kernel), allowed on top; None: none.
+    hardware_gap: list | None = None
 
     def holds(self, values, reference):
-        """Every step's metric finite and within atol + rtol * |float32|."""
-        return all(np.all(np.isfinite(v)) and np.all(np.abs(v - r) <= self.atol + self.rtol * np.abs(r))
-                   for v, r in zip(values, reference))
+        """Every step's metric finite and within atol + rtol * |float32| (+ that step's hardware gap)."""
+        gaps = self.hardware_gap or [0.0] * len(reference)
+        return all(np.all(np.isfinite(v)) and np.all(np.abs(v - r) <= self.atol + self.rtol * np.abs(r) + gap)
+                   for v, r, gap in zip(values, reference, gaps))
 
     def describe(self):
-        return f"the tolerance |value - float32| <= {self.atol:g} + {self.rtol:g} * |float32|"
+        gap = " + the NPU's own gap of that step" if self.hardware_gap else ""
+        return f"the tolerance |value - float32| <= {self.atol:g} + {self.rtol:g} * |float32|{gap}"
+
+    def within_reach(self, floor, reference):
+        """This tolerance widened, step by step, by how far `floor` (every op that can be in float32 kept in
+        float32) stays from float32: what no customize_dtypes can change is not held against a candidate."""
+        gaps = [float(np.max(np.abs(np.asarray(f, np.float64) - np.asarray(r, np.float64))))
+                for f, r in zip(floor, reference)]
+        return Tolerance(self.rtol, self.atol, gaps)
 
     @staticmethod
     def worst(values, reference):
@@ -163,6 +174,9 @@ class Suggestion:
     float32: list = field(default_factory=list)      # metric per step, float32 replay
     mixed: list = field(default_factory=list)        # metric per step, replay as configured
     fixed: list = field(default_factory=list)        # metric per step, replay with the suggestion
+    floor: list = field(default_factory=list)        # metric per step with every candidate in float32, when that
+                                                     # is outside tolerance (the NPU's own gap): else empty
+    hardware: list = field(default_factory=list)     # reduced ops of the step without a float32 kernel
 
 
 def customize_lines(graph, names):
@@ -184,11 +198,15 @@ class Search:
     """The bisection, with its replays; files for candidates go to `work_dir`.
 
     progress(event): told of each replay (a ReplayEvent), for the CLI's progress line.
+    within_reach: when even every candidate in float32 is outside the tolerance and the step runs reduced ops
+    without a float32 kernel (`hardware`), judge against float32 widened by that replay's gap (what the NPU
+    cannot close) instead of giving up; False: float32 alone (--strict).
     """
 
-    def __init__(self, recording, tolerance, work_dir, max_replays, progress=None):
+    def __init__(self, recording, tolerance, work_dir, max_replays, progress=None, within_reach=True):
         self.recording = recording
         self.tolerance = tolerance
+        self.within_reach = within_reach
         self.work_dir = work_dir
         self.max_replays = max_replays
         self.progress = progress
@@ -197,14 +215,18 @@ class Search:
         with self.graph.as_default():
             tf.graph_util.import_graph_def(self.replay.graph_def, name="")
         report = recording.report
-        self.candidates = []
+        self.candidates, self.hardware = [], []
         for name in recording.op_names:
             try:
                 record = report.by_name(name)
             except KeyError:
                 continue
-            if record.decision == recording.reduced_dtype and recording.library.supports(record.ir_type, "float32"):
+            if record.decision != recording.reduced_dtype:
+                continue
+            if recording.library.supports(record.ir_type, "float32"):
                 self.candidates.append(name)
+            elif name not in recording.unused:
+                self.hardware.append(record)
         self.float32 = None
         self.bound = 0
         self.best = None            # (worst |metric - float32|, ops kept) of the best replay so far
@@ -250,13 +272,20 @@ class Search:
         bound = 3 * len(rest) + 3 if rest else 4  # float32, as configured, all kept, final, tree 2n - 1, pruning n
         self.bound = bound
         result = Suggestion(blocked=[], range_blocked=range_blocked, types=[], moved={}, replays=0, bound=bound,
-                            float32=self.float32, mixed=mixed, fixed=mixed)
+                            float32=self.float32, mixed=mixed, fixed=mixed,
+                            hardware=[record.name for record in self.hardware])
         if not range_blocked and self.tolerance.holds(mixed, self.float32):
             result.replays = self.replay.count
             return result
         all_ok, values = self.passes(self.candidates)
         if not all_ok:
-            raise SuggestError(self._unreachable(values, mixed))
+            if not (self.within_reach and self.hardware and np.isfinite(Tolerance.worst(values, self.float32))):
+                raise SuggestError(self._unreachable(values, mixed))
+            self.tolerance = self.tolerance.within_reach(values, self.float32)
+            result.floor = values
+            if not range_blocked and self.tolerance.holds(mixed, self.float32):
+                result.replays = self.replay.count
+                return result
         good = set()
         segments = [rest] if rest else []
         while segments:
@@ -276,7 +305,7 @@ class Search:
         if not ok:
             raise SuggestError(f"the ops found ({', '.join(result.blocked)}) do not keep the metric within "
                                "tolerance when kept in float32 together (the reduced ops interact): widen the "
-                               "tolerance, or keep more ops in float32")
+                               "tolerance, or keep more ops in float32" + self._blocking())
         for name in reversed([n for n in result.blocked if n not in range_blocked and n not in result.untested]):
             if self.replay.count >= self.max_replays:
                 break
@@ -305,9 +334,30 @@ class Search:
         return (f"metric {recording.metric} over steps {steps[0]}-{steps[-1]} cannot be brought within "
                 f"{self.tolerance.describe()}: even with all {len(self.candidates)} reduced ops that have a float32 "
                 f"kernel kept in float32 its worst difference from float32 is {worst:.4g} (as configured "
-                f"{Tolerance.worst(mixed, self.float32):.4g}); the best reached is {best_worst:.4g}, {best}. The "
-                "difference is not made by precision reduction alone (ops without a float32 kernel, or a "
-                "different training path), or the tolerance is too tight (--rtol, --atol)")
+                f"{Tolerance.worst(mixed, self.float32):.4g}); the best reached is {best_worst:.4g}, {best}."
+                + (self._blocking() or " The difference is not made by precision reduction alone (a "
+                   "different training path), or the tolerance is too tight (--rtol, --atol)"))
+
+    def _blocking(self):
+        return f" Blocking it: {self.hardware_note()}" if self.hardware else ""
+
+    def hardware_note(self, shown=3):
+        """Which reduced ops of the step the NPU has no float32 kernel for, by type and count, with the user's
+        lines of the first few: no file can keep them in float32, so their part of the gap is the hardware's."""
+        if not self.hardware:
+            return ""
+        counts = {}
+        for record in self.hardware:
+            counts[record.ir_type] = counts.get(record.ir_type, 0) + 1
+        types = ", ".join(f"{count} {ir_type}" for ir_type, count in counts.items())
+        sources = self.recording.sources
+        lines = "; ".join(f"{record.name} ({record.ir_type}) created at {sources.get(record.name) or 'an unknown line'}"
+                          for record in self.hardware[:shown])
+        more = f"; and {len(self.hardware) - shown} more" if len(self.hardware) > shown else ""
+        return (f"{len(self.hardware)} reduced ops the NPU has no float32 kernel for ({types}) "
+                f"stay {self.recording.reduced_dtype} whatever the files say, on the NPU as here: {lines}{more}. "
+                "That gap is the hardware's" + (" (without --strict, suggest judges against float32 widened by "
+                                                "it)" if not self.within_reach else ""))
 
 
 @dataclass(frozen=True)
