@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.core.options import _parse_dump_step
@@ -362,7 +363,7 @@ def _verify(args, recording, suggestion, files, tolerance):
     steps = recording.step_numbers
     print(f"verifying: {len(runs)} reruns of {args.script} (seed {args.seed}), steps {steps[0]}-{steps[-1]} each",
           flush=True)
-    results = {label: rerun(args, recording, overrides) for label, overrides in runs}
+    results = reruns(args, recording, runs)
     reference = results.pop("rerun float32")
     if isinstance(reference, str):
         print(f"npu-debug suggest: the float32 rerun failed: {reference}", file=sys.stderr)
@@ -388,25 +389,40 @@ def _verify(args, recording, suggestion, files, tolerance):
     return 0 if fixed else 1
 
 
-def rerun(args, recording, overrides):
-    """The metric per step of one rerun in a subprocess (npu_bridge.debug.probe), or its real error."""
+def reruns(args, recording, runs):
+    """{label: the metric per step of its rerun, or its real error}: each of `runs` ((label, overrides)) in a
+    subprocess (npu_bridge.debug.probe), all at once: they are independent, and each spends most of its time
+    importing TensorFlow and building the script's graph, which the machine's cores share out."""
     from npu_bridge.debug.suggest import merged_overrides
 
     with tempfile.TemporaryDirectory(prefix="npu-debug-rerun-") as folder:
-        out = os.path.join(folder, "metric.json")
-        command = [sys.executable, "-m", "npu_bridge.debug.probe", "--steps", str(len(recording.steps)), "--fetch",
-                   recording.metric, "--start", str(recording.start), "--seed", str(args.seed), "--json", out,
-                   args.script, *args.script_args]
-        env = dict(os.environ)
-        env[OVERRIDES_ENV] = json.dumps(merged_overrides(overrides))
-        try:
-            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.rerun_timeout)
-        except subprocess.TimeoutExpired:
-            return f"timed out after {args.rerun_timeout:g} s"
-        if done.returncode != 0 or not os.path.exists(out):
-            return _real_error(done.stderr) or f"exit code {done.returncode}"
-        with open(out) as handle:
-            return json.load(handle)["values"]
+        started = {}
+        for index, (label, overrides) in enumerate(runs):
+            out = os.path.join(folder, f"metric{index}.json")
+            command = [sys.executable, "-m", "npu_bridge.debug.probe", "--steps", str(len(recording.steps)),
+                       "--fetch", recording.metric, "--start", str(recording.start), "--seed", str(args.seed),
+                       "--json", out, args.script, *args.script_args]
+            env = dict(os.environ)
+            env[OVERRIDES_ENV] = json.dumps(merged_overrides(overrides))
+            started[label] = (subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                               text=True), out)
+        deadline = time.monotonic() + args.rerun_timeout
+        return {label: _finished(process, out, deadline, args.rerun_timeout)
+                for label, (process, out) in started.items()}
+
+
+def _finished(process, out, deadline, timeout):
+    """The metric per step a rerun wrote to `out`, or why it has none (killed at `deadline`)."""
+    try:
+        _, stderr = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        return f"timed out after {timeout:g} s"
+    if process.returncode != 0 or not os.path.exists(out):
+        return _real_error(stderr) or f"exit code {process.returncode}"
+    with open(out) as handle:
+        return json.load(handle)["values"]
 
 
 def _real_error(stderr):

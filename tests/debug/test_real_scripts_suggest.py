@@ -38,17 +38,3 @@ def test_dynamic_loss_scaling_from_2_to_the_32_needs_nothing_in_float32(tmp_path
     assert f"metric sparse_softmax_cross_entropy_loss/value:0, steps {first}-{first + 1}" in out
     assert "already within tolerance: nothing needs to stay in float32" in out
     assert not (tmp_path / "out").exists()
-
-
-def test_estimator_under_force_fp16_gets_a_customize_dtypes_file_proven_from_a_fresh_model_dir(tmp_path):
-    code, out, err = npu_debug("suggest", "--steps", "2", "--output", tmp_path / "out",
-                               SCRIPTS / "estimator_force_fp16.py", cwd=tmp_path)
-    assert code == 0, err[-3000:] + out
-    assert "ended (exit code 1) after 1 of the 2 steps asked for" in err, "the NaN-loss hook stops the script"
-    assert "keep in float32 (2): add, Sqrt" in out
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["customize_dtypes.cfg"]
-    assert "no modify_mixlist.json: the script's precision mode force_fp16 does not accept one" in out
-    lines = {line.split("[")[0].strip(): line for line in out.splitlines() if line.startswith("  ")}
-    assert "within tolerance" in lines["recording's float32 replay"], "the float32 rerun reproduces the recording"
-    assert "within tolerance" in lines["rerun with customize_dtypes.cfg"]
-    assert not (tmp_path / "estimator_model_dir").exists(), "the script's own model_dir is not written"
