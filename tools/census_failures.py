@@ -14,7 +14,8 @@ first thing that stopped it, read from the last traceback it printed:
                  installs, or a module of the script's own folder)
     data         the script looked for its data (file or folder not found, an empty dataset, a download
                  without network)
-    flags        the command line was refused (argparse usage error, absl flags error)
+    flags        the command line was refused (argparse usage error, absl flags error), or the shell script cd's
+                 into a folder this machine has not (set up for the port's own machine; tools/modelzoo_census.py)
     ran          exited 0 (unless its last line says its data is missing: data), or still running when the
                  time limit struck
     other        any other failure (kept with its last line, to be read)

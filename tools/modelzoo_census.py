@@ -59,6 +59,7 @@ class Entry:
     script: Path | None         # the entry script; None when none was found (why: in `problem`)
     args: list
     problem: str = ""
+    problem_category: str = "other"     # the census category of `problem`
     environment: dict = field(default_factory=dict)     # what the shell script exports (PYTHONPATH, ...)
 
 
@@ -185,6 +186,9 @@ def find_entry(folder, data_dir):
         if change:
             target = Path(variables.expand(change.group(1).strip("\"'")))
             cwd = (cwd / target).resolve() if not target.is_absolute() else target.resolve()
+            if not cwd.is_dir():    # a setup step for a machine laid out as the port's (a python3.7 site-packages)
+                return Entry(folder, shell, shell.parent, None, [], problem_category="flags",
+                             problem=f"{shell.name} cd's into {cwd}, which does not exist: {line.strip()}")
     return Entry(folder, shell, cwd, None, [], problem=f"no python call in {shell.name}")
 
 
@@ -230,7 +234,7 @@ def run_entry(entry, python, timeout, npu_bridge_dir, log_dir=None):
     """Run one entry script under npu-run; the row for the TSV (its whole output goes to log_dir, if given)."""
     started = time.monotonic()
     if entry.script is None:
-        return _row(entry, "other", 0.0, "", entry.problem, "", "")
+        return _row(entry, entry.problem_category, 0.0, "", entry.problem, "", "")
     command = [python, "-c", _RUN_NPU_BRIDGE, str(entry.script), *entry.args]
     environment = {**os.environ, **entry.environment, "TF_CPP_MIN_LOG_LEVEL": "2", "RANK_SIZE": "1", "RANK_ID": "0",
                    "DEVICE_ID": "0", "ASCEND_DEVICE_ID": "0", "PYTHONUNBUFFERED": "1"}

@@ -154,6 +154,24 @@ def test_the_entry_script_and_its_flags_come_from_the_1p_shell_script(tmp_path):
     assert census.training_folders(tmp_path) == [folder]
 
 
+def test_a_cd_into_a_folder_this_machine_has_not_is_a_setup_stop_named_by_its_line(tmp_path):
+    folder = tmp_path / "TensorFlow" / "contrib" / "cv" / "Model_ID2_for_TensorFlow"
+    (folder / "test").mkdir(parents=True)
+    (folder / "train.py").write_text("import npu_bridge\n")
+    site_packages = "/usr/local/python3.7.5/lib/python3.7/site-packages/tensorflow_core/python/ops"
+    (folder / "test" / "train_performance_1p.sh").write_text(
+        f"cur_path=`pwd`\ncd $cur_path/../\ncd {site_packages}\ncp nn_grad.py nn_grad.py.bak\ncd -\n"
+        "python3 -u train.py --epochs 1\n")
+
+    entry = census.find_entry(folder, tmp_path / "empty")
+    assert entry.script is None
+    assert entry.problem_category == "flags"
+    assert site_packages in entry.problem and f"cd {site_packages}" in entry.problem
+    row = census.run_entry(entry, sys.executable, 5, NPU_BRIDGE)
+    assert row["category"] == "flags"
+    assert row["exception"] == entry.problem
+
+
 def test_a_checkout_without_tensorflow_folder_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="has no TensorFlow/ folder"):
         census.training_folders(tmp_path)
