@@ -157,14 +157,15 @@ class _UserCodeImports:
 
     def _keras2(self, name, path, globals, locals, fromlist):
         """A Keras 2 module path (`keras.layers`, `keras.utils.np_utils`, `tensorflow.python.keras.engine`, ...):
-        the v1 Keras 2 API's module when it has the path and the names asked for, else the module
-        tf1compat.keras_paths builds for it."""
+        the v1 Keras 2 API's module when it has the path and the names asked for (and is as wide as TF 1.15's
+        module of the path), else the module tf1compat.keras_paths builds for it."""
         try:
             module = self._original(f"{self._keras_v1}.{path}" if path else self._keras_v1, globals, locals,
                                     ("__name__",))
         except ModuleNotFoundError:
             module = None
-        if module is None or any(not hasattr(module, item) for item in fromlist or () if item != "*"):
+        if module is None or self._tf1compat.keras_paths.needs_keras2_module(path, fromlist) or \
+                any(not hasattr(module, item) for item in fromlist or () if item != "*"):
             module = self._tf1compat.keras_paths.keras2_module(self._keras_v1, path)
         if fromlist:
             return module

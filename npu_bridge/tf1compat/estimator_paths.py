@@ -44,8 +44,10 @@ def install(aliases, missing):
     missing.update(dict.fromkeys((f"{name}." for name in ESTIMATOR_ALIASES), missing_module))
     package = importlib.import_module(ESTIMATOR_PACKAGE)
     # The v1 API is several module objects: `tensorflow.compat.v1` imported by name (`import tensorflow.compat.v1
-    # as tf`), the module it wraps, and whichever of them the attribute tensorflow.compat.v1 holds. All get it.
+    # as tf`), the module it wraps, and whichever of them the attribute tensorflow.compat.v1 holds; and the v1 API
+    # again under its own compat.v1 (DIN's `tf.compat.v1.compat.v1.estimator`, where tf is already v1). All get it.
     importlib.import_module("tensorflow.compat.v1")
-    v1_modules = [sys.modules.get(name) for name in ("tensorflow.compat.v1", "tensorflow._api.v2.compat.v1")]
-    for module in (tensorflow, tensorflow.compat.v1, *filter(None, v1_modules)):
+    v1_modules = [sys.modules.get(name) for name in ("tensorflow.compat.v1", "tensorflow._api.v2.compat.v1",
+                                                     "tensorflow._api.v2.compat.v1.compat.v1")]
+    for module in (tensorflow, tensorflow.compat.v1, tensorflow.compat.v1.compat.v1, *filter(None, v1_modules)):
         module.estimator = package

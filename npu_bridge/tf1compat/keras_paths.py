@@ -71,6 +71,23 @@ REMOVED = {
 }
 _REMOVED_MODULES = {"utils.multi_gpu_utils"}
 
+# Keras 2 module paths whose TF 1.15 module held more than tf_keras's public v1 module of that path: TF 1.15's
+# tensorflow.python.keras.backend was the implementation module (get_graph, which the official models' detection
+# heads call, is not in the public backend). Imports of these always get the Keras2Module, which finds those names
+# in tf_keras's implementation after the public ones.
+WIDER_THAN_PUBLIC = frozenset({"backend"})
+
+
+def _join(path, name):
+    return f"{path}.{name}" if path else name
+
+
+def needs_keras2_module(path, fromlist):
+    """Whether importing the Keras 2 path `path` (with `fromlist`, as `__import__` gets it) must give the
+    Keras2Module rather than the public v1 module: the path, or a submodule the import names, is wider than its
+    public module."""
+    return path in WIDER_THAN_PUBLIC or any(_join(path, item) in WIDER_THAN_PUBLIC for item in fromlist or ())
+
 
 def keras2_path(name):
     """The Keras 2 module path below the package ("" for the package, "layers.core", ...) if `name` is a Keras 2
@@ -117,15 +134,16 @@ class Keras2Module(types.ModuleType):
     def _find(self, name):
         if (self._path, name) in REMOVED:
             return _removed(f"keras.{self._path}.{name}", REMOVED[self._path, name])
+        if _join(self._path, name) in WIDER_THAN_PUBLIC:
+            return keras2_module(self._keras_v1, _join(self._path, name))
         for source in self._sources:
             if hasattr(source, name):
                 return getattr(source, name)
         moved = MOVED_NAMES.get(self._path, {}).get(name)
         if moved is not None:
             return _resolve(moved, self._keras_v1)
-        submodule = f"{self._path}.{name}" if self._path else name
         try:
-            return keras2_module(self._keras_v1, submodule)
+            return keras2_module(self._keras_v1, _join(self._path, name))
         except ModuleNotFoundError:
             pass
         raise AttributeError(f"keras.{self._path} has no {name!r}: neither TF 1.15's Keras 2 API as tf_keras keeps "

@@ -254,6 +254,7 @@ def test_install_provides_the_module_paths_ports_import():
     else:
         ours = importlib.import_module("npu_bridge.tf1compat.estimator")
         assert v1.estimator is tf.estimator is ours
+        assert v1.compat.v1.estimator is ours        # DIN's tf.compat.v1.compat.v1.estimator, with tf already v1
         assert estimator_module.Estimator is ours.Estimator and RunConfig is ours.RunConfig
         assert estimator_module._load_global_step_from_checkpoint_dir("/nonexistent") == 0
         assert tensorflow_estimator.estimator is ours

@@ -50,6 +50,21 @@ def test_internal_module_paths_find_their_names_where_tf_keras_keeps_them(keras)
     assert keras_paths.keras2_module(KERAS_V1, "utils").np_utils.to_categorical is np_utils.to_categorical
 
 
+def test_tensorflow_python_keras_backend_is_the_implementation_module(keras):
+    """TF 1.15's tensorflow.python.keras.backend had get_graph, which the public v1 backend lacks: the path, and the
+    package's `backend` attribute, are the Keras2Module (public names first, then tf_keras's implementation)."""
+    assert not hasattr(keras.backend, "get_graph")
+    assert keras_paths.needs_keras2_module("backend", None) and keras_paths.needs_keras2_module("", ("backend",))
+    assert not keras_paths.needs_keras2_module("", ("layers",))
+    backend = keras_paths.keras2_module(KERAS_V1, "").backend
+    assert backend is keras_paths.keras2_module(KERAS_V1, "backend")
+    assert backend.set_session is keras.backend.set_session
+    import tensorflow as tf
+
+    with tf.Graph().as_default() as graph:
+        assert backend.get_graph() is graph
+
+
 def test_removed_names_import_and_say_why_when_called():
     multi_gpu_model = keras_paths.keras2_module(KERAS_V1, "utils").multi_gpu_model
     with pytest.raises(NotImplementedError, match="multi_gpu_model was removed in TensorFlow 2.4.*MirroredStrategy"):
@@ -91,6 +106,8 @@ KERAS2_SCRIPT = """
     import keras.backend as K
     import keras.backend.tensorflow_backend as KTF
     import tensorflow.python.keras as tf_python_keras
+    import tensorflow.python.keras.backend as tf_python_backend_module
+    from tensorflow.python.keras import backend as tf_python_backend
     from keras.layers.advanced_activations import LeakyReLU
     from keras.layers.core import Activation, Dense
     from keras.models import Sequential
@@ -115,6 +132,9 @@ KERAS2_SCRIPT = """
     print("accuracy", model.evaluate(x, y, verbose=0)[1])
     print("npu_session", K.get_session() is sess and KTF.get_session() is sess)
     print("one_keras", tf_python_keras.Model is keras.Model and isinstance(model, network.Network))
+    print("implementation_backend", tf_python_backend.get_graph() is model.outputs[0].graph and
+          tf_python_backend_module.get_graph is tf_python_backend.get_graph and
+          tf_python_backend.get_session is K.get_session)
     print("report", last_report(sess).summary())
 """
 
@@ -126,6 +146,7 @@ def test_a_keras_2_path_script_trains_on_the_npu_session(tmp_path):
     first_loss, last_loss = map(float, lines["loss"].split())
     assert last_loss < first_loss / 2 and float(lines["accuracy"]) > 0.9
     assert lines["npu_session"] == "True" and lines["one_keras"] == "True"
+    assert lines["implementation_backend"] == "True"       # TF 1.15's backend module: get_graph, with the public names
     assert lines["report"].startswith("NpuOptimizer allow_fp32_to_fp16 (default):")
 
 
