@@ -156,6 +156,22 @@ def test_module_paths_and_clear_errors():
         v1.contrib.seq2seq.TrainingHelper(tf.zeros([1, 2, 3]), tf.constant(2))
 
 
+def test_the_attention_and_beam_search_module_paths_import_and_name_what_they_lack():
+    """NMT_ID0512's beam search decoder imports attention_wrapper beside beam_search_ops: the module paths import,
+    the names they held that npu_bridge has are the same objects, the rest raise the contrib error."""
+    from tensorflow.contrib.seq2seq.python.ops import attention_wrapper, beam_search_decoder
+    from tensorflow.contrib.seq2seq.python.ops.loss import sequence_loss
+
+    assert beam_search_decoder.tile_batch is v1.contrib.seq2seq.tile_batch
+    assert beam_search_decoder.gather_tree is v1.contrib.seq2seq.gather_tree
+    assert sequence_loss is v1.contrib.seq2seq.sequence_loss
+    with pytest.raises(ImportError, match=r"tf\.contrib\.seq2seq\.python\.ops\.attention_wrapper\."
+                                          r"AttentionWrapperState is not provided.*tensorflow_addons\.seq2seq"):
+        _ = attention_wrapper.AttentionWrapperState
+    with pytest.raises(ImportError, match=r"beam_search_decoder\.BeamSearchDecoder is not provided"):
+        _ = beam_search_decoder.BeamSearchDecoder
+
+
 def test_lstm_decode_keeps_the_state_tuple_and_freezes_each_sequence_at_its_length():
     seq2seq = v1.contrib.seq2seq
     inputs = tf.constant(np.random.RandomState(2).randn(2, 3, 4).astype(np.float32))

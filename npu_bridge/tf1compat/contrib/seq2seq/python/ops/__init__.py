@@ -1,2 +1,3 @@
 """tensorflow.contrib.seq2seq.python.ops: TF 1.15's module paths (decoder, helper, basic_decoder,
-beam_search_ops) for the scripts that import them directly."""
+beam_search_ops, loss; attention_wrapper and beam_search_decoder import, their attention and beam search classes
+raising the contrib error) for the scripts that import them directly."""
