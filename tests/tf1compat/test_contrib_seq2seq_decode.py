@@ -165,9 +165,10 @@ def test_the_attention_and_beam_search_module_paths_import_and_name_what_they_la
     assert beam_search_decoder.tile_batch is v1.contrib.seq2seq.tile_batch
     assert beam_search_decoder.gather_tree is v1.contrib.seq2seq.gather_tree
     assert sequence_loss is v1.contrib.seq2seq.sequence_loss
+    assert attention_wrapper.AttentionWrapperState is v1.contrib.seq2seq.AttentionWrapperState
     with pytest.raises(ImportError, match=r"tf\.contrib\.seq2seq\.python\.ops\.attention_wrapper\."
-                                          r"AttentionWrapperState is not provided.*tensorflow_addons\.seq2seq"):
-        _ = attention_wrapper.AttentionWrapperState
+                                          r"BahdanauMonotonicAttention is not provided.*tensorflow_addons\.seq2seq"):
+        _ = attention_wrapper.BahdanauMonotonicAttention
     with pytest.raises(ImportError, match=r"beam_search_decoder\.BeamSearchDecoder is not provided"):
         _ = beam_search_decoder.BeamSearchDecoder
 

@@ -1,10 +1,16 @@
 """tf.contrib.seq2seq: the stateless helpers ported scripts use most (tile_batch for beam search, hardmax,
 sequence_loss), with TF 1.15's arithmetic and op names, and the decoder framework (Decoder, dynamic_decode,
-BasicDecoder, the training and greedy helpers, gather_tree). Attention wrappers and BeamSearchDecoder live on in
-tensorflow_addons.seq2seq, which the error for those names says."""
+BasicDecoder, the training and greedy helpers, gather_tree) and the Bahdanau / Luong attention wrappers. The monotonic
+attention variants and BeamSearchDecoder live on in tensorflow_addons.seq2seq, which the error for those names says."""
 import tensorflow as tf
 
 from npu_bridge.tf1compat.contrib import removed
+from npu_bridge.tf1compat.contrib.seq2seq.attention_wrapper import (  # noqa: F401
+    AttentionWrapper,
+    AttentionWrapperState,
+    BahdanauAttention,
+    LuongAttention,
+)
 from npu_bridge.tf1compat.contrib.seq2seq.basic_decoder import (  # noqa: F401
     BasicDecoder,
     BasicDecoderOutput,
