@@ -30,6 +30,7 @@ _LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.In
 _MAX_CACHED_PLANS = 4096
 _eviction = random.Random(0)
 _HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
+_ITERATOR_INITIALIZER = "MakeIterator"     # what `iterator.initializer` runs
 
 
 def plan_key(fetches, feed_dict):
@@ -175,6 +176,9 @@ class Plan:
                 self.fetch_names.append(name)
                 _check_fetch_not_fed(program, fetch, name, landing)
         self.feed_names = [name for slot in self.slots for name, _, _ in slot.targets]
+        # iterator initializers this run starts (a rebuilt program starts them again: Program.replace_with)
+        self.iterator_initializers = [name for name in self.target_names
+                                      if program.ops.op_type(name) == _ITERATOR_INITIALIZER]
         # Fetches that may share a variable's buffer: the C++ callable hands them back without the copy Session.run
         # makes, so a later update of the variable would change an array the user already holds.
         self.copies = [i for i, name in enumerate(self.fetch_names) if _may_share_variable_buffer(program.ops, name)]
@@ -198,6 +202,8 @@ class Plan:
             for _ in range(self.repeats):
                 results = call(*args) if run_metadata is None else call(*args, run_metadata=run_metadata)
             results = self.user_values(results)
+        if self.iterator_initializers:
+            self.program.record_iterator_initializers(self.iterator_initializers, self.feed_names, args)
         for index in self.copies:
             if isinstance(results[index], np.ndarray):     # a 0-d value comes as a numpy scalar: keep it one
                 results[index] = results[index].copy()

@@ -4,7 +4,10 @@ When the user's graph grows between runs the pass runs again over the whole grap
 neighbours). If every node the inner graph already holds comes back unchanged, only the new nodes are imported
 into the running inner session, so variables, queues, iterators and tables keep their state. If the pass changed
 an existing node, a new inner session is built and the values of every initialized variable are copied across;
-other state (queue contents, iterator positions, table contents) starts over. Both paths are logged.
+other state (queue contents, iterator positions, table contents) starts over: each iterator the user had
+initialized is initialized again, with the values fed then, so it restarts from its first element instead of failing
+as uninitialized (tf.keras fit initializes its dataset's iterator, then adds the ops of its train function).
+Both paths are logged.
 """
 import re
 import threading
@@ -38,6 +41,8 @@ class Program:
         self._functions = None
         self.plans = {}
         self.lock = threading.RLock()
+        # iterator initializer op name -> (inner feed names, values) of its last run, for a successor to run again
+        self._iterator_initializers = {}
 
     @property
     def graph(self):
@@ -140,8 +145,22 @@ class Program:
         values = state_transfer.read_variables(self.session, self.graph)
         successor = Program(result, version, target, config)
         state_transfer.write_variables(successor.session, successor.graph, values)
+        successor.initialize_iterators_again(self._iterator_initializers)
         self.close()
         return successor
+
+    def record_iterator_initializers(self, op_names, feed_names, values):
+        """Remember that the initializers `op_names` ran with `values` fed to `feed_names`."""
+        with self.lock:
+            for name in op_names:
+                self._iterator_initializers[name] = (tuple(feed_names), list(values))
+
+    def initialize_iterators_again(self, initializers):
+        """Run the iterator initializers a predecessor ran ({op name: (feed names, values)}) that this graph has."""
+        for name, (feed_names, values) in initializers.items():
+            if name in self.ops:
+                self.session.run(name, feed_dict=dict(zip(feed_names, values)))
+                self._iterator_initializers[name] = (feed_names, values)
 
     def fetch_name(self, name, dtype):
         """The inner tensor holding user tensor value `name` in `dtype`: itself, or a Cast of it (made once)."""

@@ -167,6 +167,28 @@ def test_rebuild_warns_that_iterators_and_queues_start_over(graph, caplog):
     assert any("start over" in message and "OneShotIterator" in message for message in warnings), warnings
 
 
+def test_a_rebuild_initializes_again_the_iterators_the_user_initialized(graph):
+    """tf.keras fit runs its dataset iterator's initializer, then adds its train function: when that rebuilds the
+    inner session, an initialized iterator restarts from its first element (with the values its initializer was fed)
+    instead of failing as never initialized; one the user never initialized stays so."""
+    limit = tf.compat.v1.placeholder(tf.int64, [], name="limit")
+    fed = tf.compat.v1.data.make_initializable_iterator(tf.data.Dataset.range(limit))
+    untouched = tf.compat.v1.data.make_initializable_iterator(tf.data.Dataset.range(5))
+    items = fed.get_next()
+    v = tf.compat.v1.get_variable("v", initializer=np.full((2, 2), 0.5, np.float32), use_resource=False)
+    y = tf.matmul(tf.cast(tf.fill([2, 2], items), tf.float32), v, name="y")
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run([v.initializer, fed.initializer], {limit: 3})
+        program = sess._npu_emulation.current_program()
+        sess.run(tf.cast(v, tf.float16, name="v_half"))
+        assert sess._npu_emulation.program is not program, "the user Cast changed the existing MatMul's inputs"
+        assert [sess.run(y)[0, 0] for _ in range(3)] == [0.0, 1.0, 2.0]
+        with pytest.raises(tf.errors.OutOfRangeError):      # the fed limit of 3 holds after the rebuild
+            sess.run(y)
+        with pytest.raises(tf.errors.FailedPreconditionError, match="not been initialized"):
+            sess.run(untouched.get_next())
+
+
 def test_the_customize_dtypes_file_is_read_once_when_the_session_is_created(graph, tmp_path):
     """Rewrites after the graph grows use the rules read at creation: editing or deleting the file later changes
     nothing, and its warnings are not repeated on every rewrite."""
