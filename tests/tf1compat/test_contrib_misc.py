@@ -129,8 +129,9 @@ def test_quantize_rewrites_and_missing_names_raise_one_clear_error():
     with pytest.raises(ContribRemovedError, match=r"tf\.contrib\.quantize\.create_training_graph is not provided.*"
                                                   r"tensorflow_model_optimization"):
         v1.contrib.quantize.create_training_graph(quant_delay=0)
-    with pytest.raises(ImportError, match=r"tf\.contrib\.seq2seq\.BeamSearchDecoder .*tensorflow_addons\.seq2seq"):
-        from tensorflow.contrib.seq2seq import BeamSearchDecoder  # noqa: F401
+    with pytest.raises(ImportError, match=r"tf\.contrib\.seq2seq\.ScheduledOutputTrainingHelper .*"
+                                          r"tensorflow_addons\.seq2seq"):
+        from tensorflow.contrib.seq2seq import ScheduledOutputTrainingHelper  # noqa: F401
     with pytest.raises(ImportError, match=r"tf\.contrib\.gan is not provided.*tensorflow_gan"):
         import tensorflow.contrib.gan  # noqa: F401
     with pytest.raises(ImportError, match=r"tf\.contrib\.cudnn_rnn\.CudnnRNNTanh is not provided"):

@@ -169,8 +169,9 @@ def test_the_attention_and_beam_search_module_paths_import_and_name_what_they_la
     with pytest.raises(ImportError, match=r"tf\.contrib\.seq2seq\.python\.ops\.attention_wrapper\."
                                           r"BahdanauMonotonicAttention is not provided.*tensorflow_addons\.seq2seq"):
         _ = attention_wrapper.BahdanauMonotonicAttention
-    with pytest.raises(ImportError, match=r"beam_search_decoder\.BeamSearchDecoder is not provided"):
-        _ = beam_search_decoder.BeamSearchDecoder
+    assert beam_search_decoder.BeamSearchDecoder is v1.contrib.seq2seq.BeamSearchDecoder
+    with pytest.raises(ImportError, match=r"beam_search_decoder\.gather_tree_from_array is not provided"):
+        _ = beam_search_decoder.gather_tree_from_array
 
 
 def test_lstm_decode_keeps_the_state_tuple_and_freezes_each_sequence_at_its_length():

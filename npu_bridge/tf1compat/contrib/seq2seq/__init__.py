@@ -1,7 +1,8 @@
 """tf.contrib.seq2seq: the stateless helpers ported scripts use most (tile_batch for beam search, hardmax,
 sequence_loss), with TF 1.15's arithmetic and op names, and the decoder framework (Decoder, dynamic_decode,
-BasicDecoder, the training and greedy helpers, gather_tree) and the Bahdanau / Luong attention wrappers. The monotonic
-attention variants and BeamSearchDecoder live on in tensorflow_addons.seq2seq, which the error for those names says."""
+BasicDecoder, the training and greedy helpers, gather_tree), the Bahdanau / Luong attention wrappers and
+BeamSearchDecoder. The monotonic attention variants live on in tensorflow_addons.seq2seq, which the error for those
+names says."""
 import tensorflow as tf
 
 from npu_bridge.tf1compat.contrib import removed
@@ -14,6 +15,12 @@ from npu_bridge.tf1compat.contrib.seq2seq.attention_wrapper import (  # noqa: F4
 from npu_bridge.tf1compat.contrib.seq2seq.basic_decoder import (  # noqa: F401
     BasicDecoder,
     BasicDecoderOutput,
+)
+from npu_bridge.tf1compat.contrib.seq2seq.beam_search_decoder import (  # noqa: F401
+    BeamSearchDecoder,
+    BeamSearchDecoderOutput,
+    BeamSearchDecoderState,
+    FinalBeamSearchDecoderOutput,
 )
 from npu_bridge.tf1compat.contrib.seq2seq.beam_search_ops import gather_tree  # noqa: F401
 from npu_bridge.tf1compat.contrib.seq2seq.decoder import Decoder, dynamic_decode  # noqa: F401
