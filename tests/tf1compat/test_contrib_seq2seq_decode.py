@@ -156,6 +156,23 @@ def test_module_paths_and_clear_errors():
         v1.contrib.seq2seq.TrainingHelper(tf.zeros([1, 2, 3]), tf.constant(2))
 
 
+def test_the_decoder_module_keeps_tf_1_15s_transpose_batch_time():
+    """NMT_ID0512's static_utils/helper.py calls decoder._transpose_batch_time on its [batch, time, depth] inputs."""
+    from tensorflow.contrib.seq2seq.python.ops import decoder
+
+    values = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    unknown = v1.placeholder(tf.float32, [None, None, 4])
+    static = decoder._transpose_batch_time(tf.constant(values))
+    dynamic = decoder._transpose_batch_time(unknown)
+    assert static.shape.as_list() == [3, 2, 4] and dynamic.shape.as_list() == [None, None, 4]
+    vector = tf.constant([1.0, 2.0])
+    assert decoder._transpose_batch_time(vector) is vector
+    with v1.Session() as sess:
+        got_static, got_dynamic = sess.run([static, dynamic], {unknown: values})
+    np.testing.assert_array_equal(got_static, values.transpose(1, 0, 2))
+    np.testing.assert_array_equal(got_dynamic, values.transpose(1, 0, 2))
+
+
 def test_the_attention_and_beam_search_module_paths_import_and_name_what_they_lack():
     """NMT_ID0512's beam search decoder imports attention_wrapper beside beam_search_ops: the module paths import,
     the names they held that npu_bridge has are the same objects, the rest raise the contrib error."""
