@@ -21,6 +21,8 @@ NOT_TENSORFLOW = {
     ("core/graph.py", "node._n_data"): "npu_bridge's own graph model",
     ("core/precision/decide.py", "decision._replace"): "a namedtuple's public _replace",
     ("core/precision/rules.py", "fallback._replace"): "a namedtuple's public _replace",
+    ("tf1compat/contrib/seq2seq/beam_search_decoder.py", "final_state._replace"):
+        "BeamSearchDecoderState is a namedtuple: its public _replace",
     ("estimator/npu/npu_estimator.py", "spec._replace"): "EstimatorSpec is a namedtuple: its public _replace",
     ("estimator/npu/npu_hook.py", "util._check_iterations"): "npu_bridge's own estimator.npu.util",
     ("estimator/npu/npu_hook.py", "util._iterations_var"): "npu_bridge's own estimator.npu.util",
