@@ -1,7 +1,8 @@
 """contrib.seq2seq.BeamSearchDecoder under dynamic_decode against a brute-force numpy beam search on a tiny
 deterministic cell and vocabulary: every step's scores, word and parent ids, the gathered beams, the final log
 probabilities, lengths (end_token counted, not grown after), finished flags and the sequence lengths, with and
-without TF 1.15's length penalty, an embedding matrix or function, and maximum_iterations."""
+without TF 1.15's length penalty, an embedding matrix or function, and maximum_iterations; and over an
+AttentionWrapper, the alignment history reordered along the final beams (reorder_tensor_arrays)."""
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -174,3 +175,51 @@ def test_module_paths_give_the_same_classes():
     for name in ("BeamSearchDecoder", "BeamSearchDecoderState", "BeamSearchDecoderOutput",
                  "FinalBeamSearchDecoderOutput"):
         assert getattr(beam_search_decoder, name) is getattr(v1.contrib.seq2seq, name)
+
+
+def _numpy_ancestors(parent_ids, lengths):
+    """[time, beam] parent ids of one batch entry -> each final beam's slot at every step (its own slot past its
+    length), as TF 1.15 reorders alignment_history."""
+    steps = parent_ids.shape[0]
+    last = int(lengths.max())
+    ancestors = np.tile(np.arange(BEAM), (steps, 1))
+    for k in range(BEAM):
+        slot = k
+        for t in range(last - 1, -1, -1):
+            ancestors[t, k] = slot
+            slot = parent_ids[t, slot]
+    return np.where(np.arange(steps)[:, None] < lengths[None, :], ancestors, np.arange(BEAM))
+
+
+def test_attention_wrapper_alignment_history_is_reordered_along_the_final_beams():
+    """NMT's inference graph: LuongAttention over tile_batch'ed memory, alignment_history kept; with
+    reorder_tensor_arrays the history of final beam k at step t is that of the beam it descends from."""
+    seq2seq = v1.contrib.seq2seq
+    rng = np.random.RandomState(0)
+    memory = seq2seq.tile_batch(tf.constant(rng.randn(BATCH, 4, UNITS).astype(np.float32)), BEAM)
+    mechanism = seq2seq.LuongAttention(UNITS, memory, memory_sequence_length=seq2seq.tile_batch(tf.constant([4, 2]), BEAM))
+    cell = seq2seq.AttentionWrapper(v1.contrib.rnn.LSTMCell(UNITS), mechanism, attention_layer_size=UNITS,
+                                    alignment_history=True)
+    output_layer = legacy_core.Dense(VOCAB, kernel_initializer=v1.random_normal_initializer(stddev=2.0, seed=1))
+    embedding = tf.constant(rng.randn(VOCAB, 3).astype(np.float32))
+    results = []
+    for reorder in (True, False):
+        decoder = seq2seq.BeamSearchDecoder(
+            cell, embedding, tf.fill([BATCH], START), END, cell.zero_state(BATCH * BEAM, tf.float32), BEAM,
+            output_layer=output_layer, length_penalty_weight=0.6, reorder_tensor_arrays=reorder)
+        outputs, state, _ = seq2seq.dynamic_decode(decoder, maximum_iterations=6, scope=f"decode_{reorder}")
+        history = state.cell_state.alignment_history
+        results.append((outputs, state.lengths, history if reorder else history.stack()))
+    with v1.Session() as sess:
+        sess.run(v1.global_variables_initializer())
+        (outputs, lengths, reordered), (raw_outputs, _, raw) = sess.run(results)
+    parent_ids = outputs.beam_search_decoder_output.parent_ids
+    np.testing.assert_array_equal(parent_ids, raw_outputs.beam_search_decoder_output.parent_ids)
+    assert reordered.shape == raw.shape == (parent_ids.shape[1], BATCH * BEAM, 4)
+    moved = False
+    for b in range(BATCH):
+        ancestors = _numpy_ancestors(parent_ids[b], lengths[b])
+        moved |= bool((ancestors != np.arange(BEAM)).any())
+        for t in range(parent_ids.shape[1]):
+            np.testing.assert_allclose(reordered[t, b * BEAM:(b + 1) * BEAM], raw[t, b * BEAM + ancestors[t]])
+    assert moved
