@@ -1,10 +1,15 @@
 """Helpers several test folders share: filling an NpuOptimizer parameter_map, float16 rounding in numpy, the
 INF/NaN-mode fixture of the suites that pin where the pass puts Casts, and run observers registered for a test."""
+import json
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from npu_bridge.core import soc
+from npu_bridge.core.oplib import BUILTIN_ROOT
 
 
 def set_parameters(custom_op, **parameters):
@@ -57,3 +62,15 @@ def observe():
     yield add
     for observer in added:
         observers.remove_observer(observer)
+
+
+def opp_root_with_add_black(tmp_path):
+    """An ASCEND_OPP_PATH root holding a copy of the built-in ascend910 library in which Add is black, so a test
+    can tell which library a rewrite read."""
+    folder = Path("built-in", "op_impl", "ai_core", "tbe", "config", "ascend910")
+    shutil.copytree(BUILTIN_ROOT / folder, tmp_path / "opp" / folder)
+    library_file = tmp_path / "opp" / folder / "aic-ascend910-ops-info.json"
+    data = json.loads(library_file.read_text())
+    data["Add"]["precision_reduce"] = {"flag": "false"}
+    library_file.write_text(json.dumps(data))
+    return str(tmp_path / "opp")

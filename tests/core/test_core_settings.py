@@ -2,8 +2,6 @@
 library root, the default soc) is read at the edge (npu_bridge.settings) and reaches the core as CoreSettings."""
 import json
 import os
-import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,12 +10,12 @@ import tensorflow as tf
 from npu_bridge.core.customize_dtypes import load_customize_dtypes
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.core.mixlist import build_precision_lists
-from npu_bridge.core.oplib import BUILTIN_ROOT
 from npu_bridge.core.options import options_from_parameter_map
 from npu_bridge.core.precision import rewrite
 from npu_bridge.core.precision.incremental import Rewritten, rewrite_increment
 from npu_bridge.core.settings import CoreSettings
 from npu_bridge.settings import core_settings, session_options
+from npu_test_support import opp_root_with_add_black
 from npu_test_support import npu_config
 
 ENVIRONMENT = ("NPU_BRIDGE_STRICT", "ASCEND_OPP_PATH", "NPU_BRIDGE_SOC")
@@ -37,18 +35,6 @@ def clean_environment(monkeypatch):
     for name in ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
 
-
-def _edited_library(tmp_path):
-    """An OPP root with a copy of the built-in ascend910 library in which Add is black."""
-    folder = Path("built-in", "op_impl", "ai_core", "tbe", "config", "ascend910")
-    shutil.copytree(BUILTIN_ROOT / folder, tmp_path / "opp" / folder)
-    library_file = tmp_path / "opp" / folder / "aic-ascend910-ops-info.json"
-    data = json.loads(library_file.read_text())
-    data["Add"]["precision_reduce"] = {"flag": "false"}
-    library_file.write_text(json.dumps(data))
-    return str(tmp_path / "opp")
-
-
 def _graph():
     graph = tf.Graph()
     with graph.as_default():
@@ -66,7 +52,7 @@ def test_options_lists_files_and_rewrites_read_no_environment(tmp_path, monkeypa
     customize = tmp_path / "customize.cfg"
     customize.write_text("mm::InputDtype:float32,float32,OutputDtype:float32\n")
     graph = _graph()
-    settings = CoreSettings(opp_path=_edited_library(tmp_path))
+    settings = CoreSettings(opp_path=opp_root_with_add_black(tmp_path))
     monkeypatch.setattr(os, "environ", _NoEnvironment())
     options = options_from_parameter_map({"precision_mode": "allow_mix_precision", "modify_mixlist": str(mixlist),
                                           "customize_dtypes": str(customize)}, settings)
@@ -84,7 +70,7 @@ def test_options_lists_files_and_rewrites_read_no_environment(tmp_path, monkeypa
 
 
 def test_settings_given_reach_the_library_the_soc_and_strict_mode(tmp_path):
-    root = _edited_library(tmp_path)
+    root = opp_root_with_add_black(tmp_path)
     options = options_from_parameter_map({"precision_mode": "allow_mix_precision"}, CoreSettings(opp_path=root))
     lists = build_precision_lists(options)
     assert lists.list_of("Add").value == "black" and root in lists.origin("Add")
@@ -107,7 +93,7 @@ def test_settings_given_reach_the_library_the_soc_and_strict_mode(tmp_path):
 def test_the_edge_reads_the_environment_when_options_are_made(tmp_path, monkeypatch):
     """core_settings() is the one reader; a session's options carry what it read when the session was created
     (tests/runtime/test_session_settings.py: a session's lists)."""
-    root = _edited_library(tmp_path)
+    root = opp_root_with_add_black(tmp_path)
     assert core_settings({"NPU_BRIDGE_STRICT": "0", "ASCEND_OPP_PATH": root, "NPU_BRIDGE_SOC": " Ascend910B1 "}) == \
         CoreSettings(strict=False, opp_path=root, soc="Ascend910B1")
     assert core_settings({"NPU_BRIDGE_STRICT": "1"}) == CoreSettings(strict=True)
