@@ -193,7 +193,9 @@ def _numpy_ancestors(parent_ids, lengths):
 
 def test_attention_wrapper_alignment_history_is_reordered_along_the_final_beams():
     """NMT's inference graph: LuongAttention over tile_batch'ed memory, alignment_history kept; with
-    reorder_tensor_arrays the history of final beam k at step t is that of the beam it descends from."""
+    reorder_tensor_arrays the history of final beam k at step t is that of the beam it descends from. The graph
+    seed fixes the cell's and attention layer's weights: unseeded, some draws never reorder a beam."""
+    v1.set_random_seed(0)
     seq2seq = v1.contrib.seq2seq
     rng = np.random.RandomState(0)
     memory = seq2seq.tile_batch(tf.constant(rng.randn(BATCH, 4, UNITS).astype(np.float32)), BEAM)
