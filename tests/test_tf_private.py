@@ -184,3 +184,84 @@ def test_a_graph_def_imports_and_grows_through_the_c_api():
         imported = tf_private.import_graph_def_unchecked(source.as_graph_def(), {})
     assert [op.name for op in imported] == ["c"]
     assert tf_private.c_api.TF_OperationName(tf_private.c_op(imported[0])) == "c"
+
+
+# Private names tf_private.py touches that need no ACCESSED entry, each with why.
+OPTIONAL_IN_TF_PRIVATE = {
+    "_outputs": "restore_operation_outputs adds it where TensorFlow dropped it (hasattr first)",
+    "_model_dir": "set_estimator_config writes it only where an Estimator keeps one (hasattr first)",
+}
+# The raw C API modules: reached only through tf_private's `c_api` and `c_api_util`, whose every function is an
+# ACCESSED entry.
+C_API_MODULES = {"c_api": "pywrap_tf_session", "c_api_util": "c_api_util"}
+
+
+def _private_names(tree):
+    """The private member names an AST reaches: `x._name`, and every private name spelled as a string (getattr /
+    hasattr(x, "_name"), `x.__dict__["_name"]`, the names the `_attribute(owner, name)` helper reads)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private_name(node.attr):
+            yield node.attr
+        elif isinstance(node, ast.Constant) and _private_name(node.value) and node.value.isidentifier():
+            yield node.value
+
+
+def test_every_private_name_tf_private_reaches_is_an_accessed_entry():
+    """ACCESSED is the list a new TensorFlow is checked against: an access tf_private makes without an entry would
+    break at a user's first run instead of in test_tensorflow_still_has[<its name>]."""
+    tree = ast.parse(pathlib.Path(tf_private.__file__).read_text(encoding="utf-8"))
+    own = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    listed = {part for api in tf_private.ACCESSED for part in api.replace(" ", ".").split(".")}
+    reached = set(_private_names(tree)) - own
+    assert sorted(reached - listed - set(OPTIONAL_IN_TF_PRIVATE)) == []
+    assert sorted(set(OPTIONAL_IN_TF_PRIVATE) - reached) == [], "optional names tf_private no longer reaches"
+
+
+def _c_api_calls(tree):
+    """`c_api.NAME` / `c_api_util.NAME` of an AST as their ACCESSED keys."""
+    return {f"{C_API_MODULES[node.value.id]}.{node.attr}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in C_API_MODULES}
+
+
+def test_every_raw_c_api_function_called_is_an_accessed_entry():
+    trees = [tree for _, tree in _package_trees()]
+    trees.append(ast.parse(pathlib.Path(tf_private.__file__).read_text(encoding="utf-8")))
+    called = set().union(*map(_c_api_calls, trees))
+    assert called and sorted(called - set(tf_private.ACCESSED)) == []
+
+
+def _raw_c_api_imports(tree):
+    """Imports of TensorFlow's C API wrappers (pywrap_* modules, c_api_util) in an AST."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tensorflow"):
+            modules = [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names if alias.name.startswith("tensorflow")]
+        else:
+            continue
+        yield from (module for module in modules
+                    if any(part.lstrip("_").startswith("pywrap") or part == "c_api_util" for part in module.split(".")))
+
+
+def test_only_tf_private_imports_tensorflow_s_c_api():
+    """The C API modules live in a package INTERNAL_MODULES lists for other reasons (tensorflow.python.client):
+    the module check alone would let a second copy of them in."""
+    assert sorted((where, module) for where, tree in _package_trees() for module in _raw_c_api_imports(tree)) == []
+
+
+def test_the_scans_find_the_private_accesses_they_look_for():
+    """Each scan above finds its target in code written to break it (a scan that finds nothing passes anyway)."""
+    broken = ast.parse("from tensorflow.python.client import pywrap_tf_session as c_api\n"
+                       "import tensorflow.python._pywrap_tfe\n"
+                       "graph._c_graph\n"
+                       "with graph._session_run_lock():\n    pass\n"
+                       "op._add_control_input(other)\n"
+                       "op._set_attr('T', value)\n"
+                       "getattr(op, '_c_op')\n"
+                       "c_api.TF_NewOperation(graph, 'Cast', 'c')\n")
+    assert sorted(_private_accesses(broken)) == ["getattr(op, '_c_op')", "graph._c_graph", "graph._session_run_lock",
+                                                 "op._add_control_input", "op._set_attr"]
+    assert list(_raw_c_api_imports(broken)) == ["tensorflow.python.client.pywrap_tf_session",
+                                                "tensorflow.python._pywrap_tfe"]
+    assert _c_api_calls(broken) == {"pywrap_tf_session.TF_NewOperation"}
+    assert {"_c_graph", "_set_attr", "_c_op"} <= set(_private_names(broken))
