@@ -183,3 +183,56 @@ assert all(session.BaseSession.__dict__[name] is own[name] for name in own), "no
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
     assert "refused: True" in out.stdout and "plain after the block: True" in out.stdout
+
+
+def test_a_plain_session_is_tensorflow_s_own_byte_for_byte():
+    """With the emulation on, a session without NpuOptimizer (no multi-rank job) keeps the user's GraphDef as it
+    is, executes the very partition graphs TensorFlow executes with the emulation off, returns the same bits, and
+    its run goes through no npu_bridge code but the one frame that hands it to TensorFlow's own run."""
+    code = """
+import sys
+import numpy as np
+import npu_bridge
+from tensorflow.python.client import session
+
+def plain_run(profile):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.set_random_seed(7)
+        x = tf.compat.v1.placeholder(tf.float32, [3, 4], name="x")
+        w = tf.compat.v1.get_variable("w", [4, 2])
+        y = tf.nn.softmax(tf.matmul(x, w) + tf.random.normal([3, 2]), name="y")
+        init = tf.compat.v1.global_variables_initializer()
+        before = graph.as_graph_def().SerializeToString(deterministic=True)
+        feed = {x: np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)}
+        options = tf.compat.v1.RunOptions(output_partition_graphs=True)
+        metadata = tf.compat.v1.RunMetadata()
+        with tf.compat.v1.Session() as sess:
+            sess.run(init)
+            called = []
+            if profile:
+                sys.setprofile(lambda frame, event, arg: event == "call" and called.append(
+                    f"{frame.f_code.co_filename.rpartition('npu_bridge')[2]}:{frame.f_code.co_name}"
+                    if "npu_bridge" in frame.f_code.co_filename else None))
+            value = sess.run(y, feed, options=options, run_metadata=metadata)
+            sys.setprofile(None)
+            kept = sess.graph_def.SerializeToString(deterministic=True) == before
+    partitions = [g.SerializeToString(deterministic=True) for g in metadata.partition_graphs]
+    return value.tobytes(), partitions, kept, sorted({name for name in called if name})
+
+npu_bridge.activate()
+assert session.BaseSession.run.__module__ == "npu_bridge.runtime.activation"
+on = plain_run(profile=True)
+npu_bridge.deactivate()
+off = plain_run(profile=False)
+print("kept:", on[2])
+print("same bits:", on[0] == off[0])
+print("same partition graphs:", on[1] == off[1] and len(on[1]) > 0)
+print("npu_bridge code in run:", on[3])
+"""
+    script = "import tensorflow as tf\ntf.compat.v1.disable_v2_behavior()\n" + code
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "kept: True" in out.stdout
+    assert "same bits: True" in out.stdout and "same partition graphs: True" in out.stdout
+    assert "npu_bridge code in run: ['/runtime/activation.py:_run']" in out.stdout, out.stdout
