@@ -143,3 +143,27 @@ def test_a_metric_name_that_does_not_exist_is_named_with_close_matches():
             observers.remove_observer(observer)
     assert observer.recording is None
     assert "no tensor named 'los:0'; did you mean loss:0" in observer.failure("script.py")
+
+
+def test_without_a_training_graph_the_graph_running_most_reduced_ops_is_recorded():
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [4, 4], name="x")
+        feeds = {x: np.random.RandomState(0).rand(4, 4).astype(np.float32)}
+        small = tf.reduce_sum(tf.matmul(x, x), name="small")
+        deep = x
+        for layer in range(3):
+            deep = tf.nn.relu(tf.matmul(deep, x), name=f"layer{layer}")
+        deep = tf.reduce_sum(deep, name="deep")
+        observer = CaptureObserver(2)
+        observers.add_observer(observer)
+        try:
+            with tf.compat.v1.Session(config=npu_config(precision_mode="allow_mix_precision")) as sess:
+                for _ in range(2):
+                    sess.run(small, feeds)
+                    sess.run(deep, feeds)
+        finally:
+            observers.remove_observer(observer)
+            observer.close()
+    recording = observer.recording
+    assert recording is not None and not recording.trains
+    assert recording.metric == "deep:0" and recording.step_numbers == [0, 1]
