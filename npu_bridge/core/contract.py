@@ -13,7 +13,8 @@ import re
 MARKER = "_npu_bridge"
 MARKER_OUT = "_npu_bridge_out"          # list(type): the logical output dtypes of an emulated node
 MARK_CAST = b"cast"                     # a Cast the pass added
-MARK_RETYPED = b"retyped"               # a user Cast whose destination type the pass changed
+MARK_RETYPED = b"retyped"               # a node retyped in place (a user Cast whose destination type changed too)
+MARK_EMULATED = b"emulated"             # a node computed in float32 between the pass's Casts
 MARK_SATURATION = b"saturation"         # a node of saturation mode's clamps or of its overflow flag
 
 # Every node the pass or the runtime adds has a name ending so; user nodes never do.

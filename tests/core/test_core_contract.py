@@ -19,7 +19,7 @@ def _rewritten(soc):
     with graph.as_default():
         x = v1.placeholder(tf.float32, [2, 2], name="x")
         w = v1.get_variable("w", [2, 2])
-        tf.nn.relu(tf.matmul(x, w, name="mm"), name="relu")
+        tf.add(tf.nn.relu(tf.matmul(x, w, name="mm"), name="relu"), 1.0, name="add")
     config = npu_config_proto()
     params = config.graph_options.rewrite_options.custom_optimizers[0].parameter_map
     params["precision_mode"].s = b"allow_mix_precision"
@@ -33,6 +33,9 @@ def test_the_pass_marks_and_names_its_casts_as_the_contract_says():
     assert cast.op == "Cast" and cast.attr[contract.MARKER].s == contract.MARK_CAST
     assert contract.is_pass_node(cast.name) and not contract.is_pass_node("mm")
     assert contract.user_names_in(f"reading '{cast.name}:0' failed") == "reading 'x:0' failed"
+    # The MatMul is computed in float32 between Casts (the cube unit accumulates in float32), the Add retyped.
+    assert nodes["mm"].attr[contract.MARKER].s == contract.MARK_EMULATED
+    assert nodes["add"].attr[contract.MARKER].s == contract.MARK_RETYPED
 
 
 def test_saturation_clamps_are_named_marked_and_mapped_back_as_the_contract_says():
@@ -49,7 +52,7 @@ def test_saturation_clamps_are_named_marked_and_mapped_back_as_the_contract_says
 def test_no_module_outside_the_contract_spells_the_contract_names():
     """A bare copy of a marker, a name suffix or the iterations attribute elsewhere would drift from the pass."""
     literals = re.compile(r"""["'](_npu_bridge|_npu_bridge_out|_npu_iterations_per_loop|_npu_float_status|"""
-                          r"""-NpuBridge(Fetch)?|-SatFp16(Upper)?-NpuBridge)["']|b["'](cast|saturation|retyped)["']""")
+                          r"""-NpuBridge(Fetch)?|-SatFp16(Upper)?-NpuBridge)["']|b["'](cast|saturation|retyped|emulated)["']""")
     offenders = [f"{path.relative_to(PACKAGE)}:{number}"
                  for path in PACKAGE.rglob("*.py") if path.name != "contract.py"
                  for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)

@@ -18,6 +18,7 @@ from tensorflow.python.framework import dtypes, tensor_util
 
 from npu_bridge.core.contract import MARK_CAST, MARK_RETYPED, MARKER, MARKER_OUT, cast_name
 from npu_bridge.core.graph import Tensor, encode_attrs
+from npu_bridge.core.precision.decide import WRITTEN_MARKERS
 from npu_bridge.core.precision.folding import folded_value
 from npu_bridge.core.precision.report import TensorRef
 from npu_bridge.core.precision.rules import EXACT_ON_ROUNDED
@@ -94,7 +95,7 @@ class CastBuilder:
 
     def _change_attrs(self, node):
         plan = self.plans[node.name]
-        if not plan.changes and plan.marker not in ("retyped", "emulated"):
+        if not plan.changes and plan.marker not in WRITTEN_MARKERS:
             return
         attrs = node.node_def.attr
         for slot, dtype in plan.changes.items():

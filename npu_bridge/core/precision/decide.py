@@ -9,7 +9,9 @@ Gray ops follow their producers, so decisions flow forward. v1 while loops have 
 (NextIteration -> Merge); those edges are skipped on the way forward, then every loop's Merge/NextIteration
 pair is checked: if they disagree, both are pinned to float32 and the decisions are redone, until stable.
 """
-from npu_bridge.core.contract import MARKER, MARKER_OUT, MIXED_MODES, REF_VARIABLE_OPS, PrecisionMode
+from npu_bridge.core.contract import (
+    MARK_EMULATED, MARK_RETYPED, MARKER, MARKER_OUT, MIXED_MODES, REF_VARIABLE_OPS, PrecisionMode,
+)
 from npu_bridge.core.precision.rules import (
     FOLLOWED, FP32, NEUTRAL, REDUCED, RuleViolation, SlotDecision, deciding_producer, slot_rule, why_between_casts,
 )
@@ -24,6 +26,12 @@ SOURCE_OPS = frozenset({"Const", "HostConst", "Placeholder", "PlaceholderV2", "P
 STATE_PREFIXES = ("Assign", "Apply", "ResourceApply", "SparseApply", "ResourceSparseApply", "Scatter",
                   "ResourceScatter")
 LOOK_THROUGH_OPS = frozenset({"Identity", "Cast"})
+
+# The plan markers the pass writes on the node as its contract.MARKER value; the others ("none", "source",
+# "state", "call", "rewritten") only steer the pass.
+RETYPED = MARK_RETYPED.decode()
+EMULATED = MARK_EMULATED.decode()
+WRITTEN_MARKERS = frozenset({RETYPED, EMULATED})
 
 
 class NodePlan:
@@ -342,7 +350,7 @@ class Decider:
         plan.in_logical = tuple(changed[p.slot].in_dtype if p.slot in changed else None for p in sig.inputs)
         plan.out_logical = tuple(changed[p.slot].out_dtype if p.slot in changed else None for p in sig.outputs)
         plan.emulated = True
-        plan.marker = "emulated"
+        plan.marker = EMULATED
         first = next(iter(changed.values()))
         plan.decision = dtype_name(first.in_dtype)
         plan.reason += f"; computed in float32 between casts ({why})"
@@ -379,7 +387,7 @@ class Decider:
         plan.in_logical = _keep_unnamed(wanted_in, sig.inputs)
         plan.out_logical = _keep_unnamed(wanted_out, sig.outputs)
         plan.emulated = True
-        plan.marker = "emulated"
+        plan.marker = EMULATED
         reduced = [d for d in (*wanted_in, *wanted_out) if d in REDUCED_DTYPES]
         plan.decision = dtype_name(reduced[0]) if reduced else "float32"
         plan.reason += "; computed in float32 between casts"
@@ -459,7 +467,7 @@ NEUTRAL_MARKERS = frozenset({"none", "source", "state", "call"})    # plans whos
 
 def _retyped(plan, targets):
     plan.changes = dict(targets)
-    plan.marker = "retyped"
+    plan.marker = RETYPED
     plan.decision = dtype_name(next(iter(targets.values())))
     return plan
 

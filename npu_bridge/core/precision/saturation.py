@@ -21,7 +21,8 @@ from tensorflow.core.framework import attr_value_pb2, types_pb2
 from tensorflow.python.framework import tensor_util
 
 from npu_bridge.core.contract import (
-    MARK_SATURATION, MARKER, NAME_SUFFIX, REF_VARIABLE_OPS, SATURATION_SUFFIX, SATURATION_UPPER_SUFFIX, STATUS_ATTR,
+    MARK_EMULATED, MARK_SATURATION, MARKER, NAME_SUFFIX, REF_VARIABLE_OPS, SATURATION_SUFFIX, SATURATION_UPPER_SUFFIX,
+    STATUS_ATTR,
 )
 from npu_bridge.core.graph import Tensor, encode_attrs
 from npu_bridge.core.precision.decide import SOURCE_OPS
@@ -98,7 +99,7 @@ def _cannot_overflow(graph, tensor):
     if producer is None or producer.op not in _NEVER_OVERFLOW:
         return False
     marker = producer.node_def.attr.get(MARKER)
-    return marker is not None and marker.s == b"emulated"
+    return marker is not None and marker.s == MARK_EMULATED
 
 
 def _rounds_float32(node):
