@@ -6,7 +6,7 @@ import tensorflow as tf
 
 from npu_bridge.core.precision import rewrite
 from precision_helpers import (
-    BF16, FP16, FP32, added_casts, build, data_inputs, dtype_of, mode, npu_options, run,
+    BF16, FP16, FP32, added_casts, build, data_inputs, dtype_of, fetch_user_tensor, mode, nodes, npu_options, run,
 )
 
 
@@ -68,6 +68,39 @@ def test_gray_after_black_stays_float32():
 
     record = _record(rewrite(build(fn), mode("mixed_float16")), "relu")
     assert record.decision == "float32" and "follows its float32 producer 'log'" in record.reason
+
+
+def _log_then(op_fn):
+    """A black log of a positive input (float32 values float16 cannot hold), then the op under test."""
+    x = _x((1, 4, 4, 1))
+    return op_fn(tf.math.log(x, name="log"))
+
+
+def test_gray_op_without_float32_in_the_library_runs_reduced_after_a_float32_producer():
+    # The 910 library declares MaxPool float16 only: the NPU cannot follow the float32 log, it casts to float16.
+    result = rewrite(build(lambda: _log_then(lambda t: tf.nn.max_pool2d(t, 2, 2, "VALID", name="pool"))),
+                     mode("mixed_float16"))
+    record = _record(result, "pool")
+    assert (record.ir_type, record.list, record.decision) == ("MaxPool", "gray", "float16")
+    assert "producer 'log' is float32 but the op library declares no float32 for MaxPool: runs in float16" \
+        in record.reason
+    assert result.report.followed["pool"] == "log"
+    cast = nodes(result.graph_def)["log-0-CastToFp16-NpuBridge"]
+    assert cast.op == "Cast" and cast.attr["DstT"].type == FP16 and "log-0-CastToFp16-NpuBridge" in record.casts
+    feed = {"x:0": np.random.RandomState(0).uniform(0.5, 3.0, (1, 4, 4, 1)).astype(np.float32)}
+    pooled = fetch_user_tensor(result, "pool:0", feed)
+    in_float32 = run(build(lambda: _log_then(lambda t: tf.nn.max_pool2d(t, 2, 2, "VALID", name="pool"))),
+                     "pool:0", feed)
+    assert pooled.dtype == np.float16
+    np.testing.assert_array_equal(pooled, in_float32.astype(np.float16))
+    assert not np.array_equal(pooled.astype(np.float32), in_float32), "the float16 rounding shows"
+
+
+def test_gray_op_with_float32_in_the_library_follows_its_float32_producer():
+    result = rewrite(build(lambda: _log_then(lambda t: tf.math.square(t, name="square"))), mode("mixed_float16"))
+    record = _record(result, "square")
+    assert record.decision == "float32" and "follows its float32 producer 'log'" in record.reason
+    assert data_inputs(result.graph_def, "square") == ["log"]
 
 
 def test_gray_with_only_neutral_producers_falls_back_to_allow_fp32_to_fp16():

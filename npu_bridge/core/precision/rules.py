@@ -135,7 +135,9 @@ def mixed_rule(facts, dtype, reduced, deciding):
     White reduces when the library declares the reduced dtype; black keeps float32. Gray decides per type
     attribute from the producers of the inputs bound to it (seen through Identity and non-black Casts):
       - any float32 producer (a black op, or one decided float32) -> float32: an upstream op kept precision on
-        purpose, and a gray op must not throw it away;
+        purpose, and a gray op must not throw it away; unless the library declares no float32 for the op but
+        the reduced dtype: the NPU cannot run it in float32, so it runs reduced behind a Cast
+        (docs/BEHAVIOUR.md §3);
       - else any reduced producer -> reduced (a mix of reduced producers and graph sources reduces);
       - else, only graph sources (Const, Placeholder, variable reads, state and function-call outputs, integer
         tensors, and v1 loop back edges, which are not decided yet on the way forward) -> the allow_fp32_to_fp16
@@ -159,6 +161,9 @@ def mixed_rule(facts, dtype, reduced, deciding):
     if deciding is not None:
         cls, name = deciding
         if cls == FP32:
+            if not _supports(facts, DT_FLOAT) and _supports(facts, reduced):
+                return SlotDecision(reduced, reduced, f"{where}: producer '{FOLLOWED}' is float32 but the op library "
+                                                      f"declares no float32 for {facts.ir_type}: runs in {rname}", name)
             return SlotDecision(dtype, dtype, f"{where}: follows its float32 producer '{FOLLOWED}'", name)
         if _supports(facts, reduced):
             return SlotDecision(reduced, reduced, f"{where}: follows its {rname} producer '{FOLLOWED}'", name)
