@@ -35,7 +35,7 @@ import tensorflow as tf
 
 from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
 from npu_bridge.debug.stepgraph import is_float
-from npu_bridge.runtime import observers, steps
+from npu_bridge.runtime import steps
 from npu_bridge.settings import OVERRIDES_ENV
 
 RANGE_LIMITS = {"float16": float(np.finfo(np.float16).max), "bfloat16": 3.3895313892515355e38}
@@ -80,21 +80,8 @@ def quiet_logs():
             logger.setLevel(level)
 
 
-class _ReportKeeper(observers.RunObserver):
-    """Keeps the precision report of the program a replay's session builds (what it really ran reduced)."""
-
-    def __init__(self):
-        self.report = None
-
-    def program_ready(self, emulation, program):
-        self.report = program.result.report
-
-
 class Replay:
-    """Replays a Recording: its steps in a fresh session of its GraphDef, returning the metric per step.
-
-    report: the precision report of the last emulated replay (None after a float32 one).
-    """
+    """Replays a Recording: its steps in a fresh session of its GraphDef, returning the metric per step."""
 
     def __init__(self, recording):
         self.recording = recording
@@ -105,7 +92,6 @@ class Replay:
             if ITERATIONS_PER_LOOP_ATTR in node.attr:
                 del node.attr[ITERATIONS_PER_LOOP_ATTR]
         self.count = 0
-        self.report = None
 
     def run(self, overrides=None, watch=(), unscaled=False):
         """[metric per step], and {tensor name: max |x| over the steps} for the `watch` tensors.
@@ -131,22 +117,16 @@ class Replay:
             variables = {**variables, scaling.variable: np.ones((), np.float32)}
         elif unscaled and scaling is not None and scaling.scale:
             scale_feed = {scaling.scale: np.ones((), np.float32)}
-        keeper = _ReportKeeper()
-        observers.add_observer(keeper)
-        try:
-            with session, quiet_logs():
-                steps.write_variables(session, graph, variables)
-                fetches = [name for name in recording.fetches if name != recording.metric]
-                for feeds in recording.steps:
-                    values = session.run([recording.metric, watch, fetches], {**feeds, **scale_feed})
-                    metrics.append(np.asarray(values[0], np.float64))
-                    for name, value in zip(watch, values[1]):
-                        array = np.abs(np.asarray(value, np.float64))
-                        if array.size:
-                            peaks[name] = max(peaks[name], float(np.nanmax(np.where(np.isfinite(array), array, np.inf))))
-        finally:
-            observers.remove_observer(keeper)
-        self.report = keeper.report
+        with session, quiet_logs():
+            steps.write_variables(session, graph, variables)
+            fetches = [name for name in recording.fetches if name != recording.metric]
+            for feeds in recording.steps:
+                values = session.run([recording.metric, watch, fetches], {**feeds, **scale_feed})
+                metrics.append(np.asarray(values[0], np.float64))
+                for name, value in zip(watch, values[1]):
+                    array = np.abs(np.asarray(value, np.float64))
+                    if array.size:
+                        peaks[name] = max(peaks[name], float(np.nanmax(np.where(np.isfinite(array), array, np.inf))))
         return metrics, peaks
 
 
@@ -301,8 +281,6 @@ class Search:
             result.replays = self.replay.count
             return result
         all_ok, values = self.passes(self.candidates)
-        self._keep_hardware_still_reduced(self.replay.report)
-        result.hardware = [record.name for record in self.hardware]
         if not all_ok:
             if not (self.within_reach and self.hardware and np.isfinite(Tolerance.worst(values, self.float32))):
                 raise SuggestError(self._unreachable(values, mixed))
@@ -346,19 +324,6 @@ class Search:
                 result.moved.setdefault(record.ir_type, []).append(record.name)
         result.replays = self.replay.count
         return result
-
-    def _keep_hardware_still_reduced(self, report):
-        """Of the ops without a float32 kernel, those the replay with every candidate in float32 still ran reduced
-        (a gray op among them follows its now float32 producers)."""
-        reduced = self.recording.reduced_dtype
-        still = set()
-        for record in self.hardware:
-            try:
-                if report is None or report.by_name(record.name).decision == reduced:
-                    still.add(record.name)
-            except KeyError:
-                continue
-        self.hardware = [record for record in self.hardware if record.name in still]
 
     def _unreachable(self, values, mixed):
         """Why no set of ops can be kept in float32: the metric, the steps, the best reached and with which ops."""

@@ -79,3 +79,33 @@ def test_the_cli_prints_the_gap_and_writes_the_file(tmp_path):
     lines = {line.split("[")[0].strip(): line for line in out.splitlines() if line.startswith("  ")}
     assert "OUTSIDE tolerance" in lines["as configured"] and "within tolerance" in lines["with them in float32"]
     assert (tmp_path / "out" / "customize_dtypes.cfg").read_text().startswith("Conv2D::InputDtype:float32,float32")
+
+
+def test_a_max_pool_after_float32_producers_still_blocks(tmp_path):
+    """The Ascend 910 library declares MaxPool float16 only, so keeping the convolution before it in float32
+    does not make the pool follow: it stays float16 (docs/BEHAVIOUR.md §3), and suggest names it as blocking."""
+    with tf.Graph().as_default():
+        rng = np.random.RandomState(0)
+        image = tf.constant(rng.rand(1, 8, 8, 3).astype(np.float32))
+        kernel = tf.compat.v1.get_variable("kernel", initializer=rng.randn(3, 3, 3, 4).astype(np.float32) * 0.3)
+        features = tf.nn.conv2d(image, kernel, strides=[1, 1, 1, 1], padding="SAME")
+        pooled = tf.nn.max_pool2d(features, 2, 2, "VALID", name="pool")
+        loss = tf.reduce_mean(tf.square(pooled - 0.5), name="loss")
+        train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        observer = CaptureObserver(2)
+        observers.add_observer(observer)
+        try:
+            with tf.compat.v1.Session(config=npu_config(precision_mode="allow_mix_precision")) as sess:
+                sess.run(tf.compat.v1.global_variables_initializer())
+                for _ in range(2):
+                    sess.run([train, loss])
+        finally:
+            observers.remove_observer(observer)
+            observer.close()
+    assert observer.recording is not None, observer.failure("the test")
+    search = Search(observer.recording, TIGHT, str(tmp_path), 200, within_reach=False)
+    with pytest.raises(SuggestError) as raised:
+        search.run()
+    assert "Blocking it: 1 reduced ops the NPU has no float32 kernel for (1 MaxPool) stay float16 whatever the " \
+           "files say, on the NPU as here: pool (MaxPool) created at " in str(raised.value)
+    assert "Conv2D" in search.candidates and [record.name for record in search.hardware] == ["pool"]
