@@ -64,6 +64,8 @@ class EmulatedSession:
 
     def plan_for(self, fetches: Sequence[Any], feeds: Sequence[Any]) -> Plan:
         """observers.EmulationView.plan_for: a plan of the running program for a tool's own runs."""
+        if self.program is None:
+            raise RuntimeError("plan_for: the emulated session has not run yet, so it runs no program to plan in")
         return Plan(self.program, self.graph, list(fetches), list(feeds), self.options.iterations_per_loop,
                     owner=self.owner)
 
@@ -135,7 +137,8 @@ class EmulatedSession:
         pairs = subfeeds(feed_dict) if feed_dict else []
         plan = Plan(program, self.graph, fetches, [k for k, _ in pairs], self.options.iterations_per_loop,
                     owner=self.owner)
-        feeds, fed = {}, []
+        feeds: dict[str, Any] = {}
+        fed = []
         for slot, (_, value) in zip(plan.slots, pairs):
             array = slot.convert(value)
             fed.append(array)

@@ -6,6 +6,8 @@ the user tensor's value, and the inner work is a C++ callable. The hot path only
 """
 import itertools
 import random
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import tensorflow as tf
@@ -20,7 +22,8 @@ from npu_bridge.core.contract import (
 )
 from npu_bridge.core.errors import NpuConfigError
 from npu_bridge.runtime import user_errors
-from npu_bridge.runtime.inner_ops import producer
+from npu_bridge.runtime.inner_ops import InnerOps, producer
+from npu_bridge.runtime.program import Program
 
 _LEAF_TYPES = (tf.Tensor, tf.Operation, tf.Variable, str, tf.SparseTensor, tf.IndexedSlices)
 # Plain TensorFlow keeps an executor for every (feeds, fetches, targets) it ever ran; the bound here only keeps a
@@ -31,9 +34,13 @@ _MAX_CACHED_PLANS = 4096
 _eviction = random.Random(0)
 _HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
 _ITERATOR_INITIALIZER = "MakeIterator"     # what `iterator.initializer` runs
+# (inner tensor name, its numpy dtype, the dtype the fed value is rounded through first or None)
+FeedTarget = tuple[str, np.dtype, "np.dtype | None"]
+# runtime.observers' run_steps: executes a plan's steps (plan, inner feed values, run options, run metadata)
+Stepper = Callable[["Plan", list[Any], Any, Any], Iterable[Any]]
 
 
-def plan_key(fetches, feed_dict):
+def plan_key(fetches: Any, feed_dict: Mapping[Any, Any] | None) -> Hashable | None:
     """A key for (fetch structure, feed keys), or None when the structure cannot be keyed safely.
 
     Leaves are keyed by identity (graph tensors hash by id) and the key holds them, so ids are never reused.
@@ -44,7 +51,7 @@ def plan_key(fetches, feed_dict):
         return None
 
 
-def cached_plan(program, key):
+def cached_plan(program: Program, key: Hashable | None) -> "Plan | None":
     """The cached plan for `key`, or None (also when a leaf of the key turns out to be unhashable)."""
     if key is None:
         return None
@@ -54,7 +61,7 @@ def cached_plan(program, key):
         return None
 
 
-def _fetch_key(fetch):
+def _fetch_key(fetch: Any) -> Hashable:
     kind = type(fetch)
     if kind is list or kind is tuple:
         return (kind, *map(_fetch_key, fetch))
@@ -67,7 +74,7 @@ def _fetch_key(fetch):
     raise TypeError("unkeyable fetch")
 
 
-def subfeeds(feed_dict):
+def subfeeds(feed_dict: Mapping[Any, Any]) -> list[tuple[Any, Any]]:
     """TensorFlow's feed normalization: tuple keys flattened, SparseTensor / IndexedSlices keys expanded."""
     pairs = []
     for feed, value in nest.flatten_dict_items(feed_dict).items():
@@ -84,20 +91,20 @@ class FeedSlot:
     targets: (inner tensor name, its numpy dtype, the dtype the value is rounded through first or None).
     """
 
-    def __init__(self, user_tensor, targets):
+    def __init__(self, user_tensor: Any, targets: list[FeedTarget]) -> None:
         self.user_tensor = user_tensor
         self.dtype = np.dtype(user_tensor.dtype.base_dtype.as_numpy_dtype)
         self.shape = user_tensor.get_shape()
         self.dims = None if self.shape.rank is None else tuple(self.shape.as_list())
         self.targets = targets
 
-    def inner_values(self, array):
+    def inner_values(self, array: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
         """(inner tensor, value) for each target of a converted fed `array`, rounded as the NPU holds it."""
         for name, dtype, rounding in self.targets:
             rounded = array if rounding is None else array.astype(rounding)
             yield name, rounded if rounded.dtype == dtype else rounded.astype(dtype)
 
-    def convert(self, value):
+    def convert(self, value: Any) -> np.ndarray:
         """The fed value as the user's dtype, with TensorFlow's own checks and messages."""
         if isinstance(value, session_ops.TensorHandle):
             # TensorFlow resolves a fed handle inside the session that holds its tensor; the inner session's C++
@@ -119,7 +126,7 @@ class FeedSlot:
                              f"which has shape {self.shape}")
         return array
 
-    def _shape_fits(self, shape):
+    def _shape_fits(self, shape: tuple[int, ...]) -> bool:
         dims = self.dims
         if dims is None:
             return True
@@ -133,8 +140,9 @@ class Plan:
     a plan makes no Python objects for the inner graph (see runtime.inner_ops).
     """
 
-    def __init__(self, program, user_graph, fetches, feed_keys, iterations_per_loop, simple_feeds=True,
-                 connections=(), owner=None):
+    def __init__(self, program: Program, user_graph: Any, fetches: Any, feed_keys: Iterable[Any],
+                 iterations_per_loop: int, simple_feeds: bool = True,
+                 connections: Iterable[tuple[str, str]] = (), owner: Any = None) -> None:
         self.program = program
         self.owner = owner  # weakref to the user's session: fetched session handles belong to it
         self.simple_feeds = simple_feeds  # feed_dict.values() line up with the slots (no tuple / sparse keys)
@@ -150,9 +158,13 @@ class Plan:
                             for pair in _connection(program, user_graph, source, destination)]
         with user_graph.as_default():
             self.mapper = tf_private.fetch_mapper(fetches)
-        self.sources, self.fetch_names, self.target_names = [], [], []
-        self.handles = {}  # index in self.fetch_names -> dtype of the tensor a fetched session handle stands for
-        self.widened = {}  # index in self.fetch_names -> numpy dtype its reduced value is widened to (_fetch_source)
+        self.sources: list[int | None] = []   # per unique fetch: index in fetch_names, ~slot of a fed one, None
+        self.fetch_names: list[str] = []
+        self.target_names: list[str] = []
+        # index in self.fetch_names -> dtype of the tensor a fetched session handle stands for
+        self.handles: dict[int, Any] = {}
+        # index in self.fetch_names -> numpy dtype its reduced value is widened to (_fetch_source)
+        self.widened: dict[int, np.dtype] = {}
         self.repeats = 1
         for fetch in self.mapper.unique_fetches():
             if isinstance(fetch, tf.Operation):
@@ -182,19 +194,21 @@ class Plan:
         # Fetches that may share a variable's buffer: the C++ callable hands them back without the copy Session.run
         # makes, so a later update of the variable would change an array the user already holds.
         self.copies = [i for i, name in enumerate(self.fetch_names) if _may_share_variable_buffer(program.ops, name)]
-        self._callables = {}
+        self._callables: dict[Hashable, Callable[..., Any]] = {}
 
-    def execute(self, values, run_options=None, run_metadata=None, stepper=None):
+    def execute(self, values: Sequence[Any], run_options: Any = None, run_metadata: Any = None,
+                stepper: Stepper | None = None) -> Any:
         """Run with `values` (one per feed slot) and return results shaped like the user's fetches.
 
         `stepper(plan, args, run_options, run_metadata)`, when given, executes the steps instead (run observers).
         """
-        fed, args = [], []
+        fed: list[np.ndarray] = []
+        args: list[Any] = []
         for slot, value in zip(self.slots, values):
             array = slot.convert(value)
             fed.append(array)
             args.extend(value for _, value in slot.inner_values(array))
-        results = []
+        results: list[Any] = []
         if (self.fetch_names or self.target_names) and stepper is not None:
             results = list(stepper(self, args, run_options, run_metadata))
         elif self.fetch_names or self.target_names:
@@ -212,20 +226,20 @@ class Plan:
         return self.mapper.build_results(
             [None if s is None else results[s] if s >= 0 else fed[~s] for s in self.sources])
 
-    def user_values(self, values):
+    def user_values(self, values: list[Any]) -> list[Any]:
         """The values of fetch_names (a list, changed in place) with those held reduced widened to the user's dtype."""
         for index, dtype in self.widened.items():
             values[index] = values[index].astype(dtype)
         return values
 
     @property
-    def signature(self):
+    def signature(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         """(fetch, target, feed) inner names: the same for the same user run across rebuilds of the program."""
         return tuple(self.fetch_names), tuple(self.target_names), tuple(self.feed_names)
 
-    def callable_for(self, run_options, extra_fetches=()):
+    def callable_for(self, run_options: Any, extra_fetches: tuple[str, ...] = ()) -> Callable[..., Any]:
         """The inner C++ callable; `extra_fetches` (inner tensor names) are fetched after the plan's own."""
-        key = run_options.SerializeToString() if run_options is not None else b""
+        key: Hashable = run_options.SerializeToString() if run_options is not None else b""
         if extra_fetches:
             key = (key, extra_fetches)
         call = self._callables.get(key)
@@ -245,7 +259,7 @@ class Plan:
         return call
 
 
-def cache_plan(program, key, plan):
+def cache_plan(program: Program, key: Hashable | None, plan: Plan) -> None:
     try:
         hash(key)
     except TypeError:
@@ -257,7 +271,7 @@ def cache_plan(program, key, plan):
         plans[key] = plan
 
 
-def _feed_slot(program, user_graph, feed):
+def _feed_slot(program: Program, user_graph: Any, feed: Any) -> FeedSlot:
     try:
         tensor = user_graph.as_graph_element(feed, allow_tensor=True, allow_operation=False)
     except Exception as e:
@@ -267,7 +281,7 @@ def _feed_slot(program, user_graph, feed):
     return FeedSlot(tensor, _feed_targets(program, tensor))
 
 
-def _feed_targets(program, tensor):
+def _feed_targets(program: Program, tensor: Any) -> list[FeedTarget]:
     """(inner tensor name, numpy dtype, rounding dtype or None) for every inner tensor a value fed to `tensor`
     reaches.
 
@@ -281,7 +295,7 @@ def _feed_targets(program, tensor):
     if tensor.name not in names:
         names.append(tensor.name)
     rounding = np.dtype(tf.as_dtype(ref.dtype).as_numpy_dtype) if ref is not None else None
-    targets = []
+    targets: list[FeedTarget] = []
     for name in names:
         try:
             dtype = _numpy_dtype(program.ops, name)
@@ -294,11 +308,11 @@ def _feed_targets(program, tensor):
     return targets
 
 
-def _numpy_dtype(ops, name):
+def _numpy_dtype(ops: InnerOps, name: str) -> np.dtype:
     return np.dtype(ops.dtype(name).base_dtype.as_numpy_dtype)
 
 
-def _added_by_pass(ops, op_name):
+def _added_by_pass(ops: InnerOps, op_name: str) -> bool:
     """A Cast the pass added, or its saturation-mode clamp of a float16 output (both pass a value on)."""
     marker = ops.attr(op_name, MARKER)
     if marker is None:
@@ -307,7 +321,7 @@ def _added_by_pass(ops, op_name):
     return (op_type, marker.s) == ("Cast", MARK_CAST) or marker.s == MARK_SATURATION and op_type in CLAMP_OPS
 
 
-def _moved_readers(program, tensor, reached):
+def _moved_readers(program: Program, tensor: Any, reached: set[str]) -> list[str]:
     """Inner tensors that must also take a value fed to user tensor `tensor`.
 
     The pass may let a reader skip a user's widening Cast and read the reduced tensor before it (the same values),
@@ -317,7 +331,7 @@ def _moved_readers(program, tensor, reached):
     returning a wrong result.
     """
     user_graph, ops = tensor.graph, program.ops
-    moved = []
+    moved: list[str] = []
     for reader in tensor.consumers():
         if reader.name not in ops:
             continue
@@ -345,14 +359,14 @@ def _moved_readers(program, tensor, reached):
     return moved
 
 
-def _derived_by_casts(source, tensor):
+def _derived_by_casts(source: Any, tensor: Any) -> bool:
     """Is user tensor `source` the user tensor `tensor`, or a chain of Casts of it?"""
     while source is not tensor and source.op.type == "Cast":
         source = source.op.inputs[0]
     return source is tensor
 
 
-def _reads_through_casts(ops, inner, reached):
+def _reads_through_casts(ops: InnerOps, inner: str, reached: set[str]) -> bool:
     """Does inner tensor `inner` hold a value read from one of `reached` through Casts (the user's or the pass's)?"""
     while inner not in reached:
         op = producer(inner)
@@ -362,7 +376,7 @@ def _reads_through_casts(ops, inner, reached):
     return True
 
 
-def _inner_readers(ops, name):
+def _inner_readers(ops: InnerOps, name: str) -> Iterator[str]:
     """Names of the ops reading tensor `name` in the inner graph, seen through the Casts the pass added."""
     for op in ops.readers(name):
         if _added_by_pass(ops, op):
@@ -371,7 +385,7 @@ def _inner_readers(ops, name):
             yield op
 
 
-def _unplaceable_feed(tensor, reader, inner, moved):
+def _unplaceable_feed(tensor: Any, reader: str, inner: str, moved: bool) -> errors.InvalidArgumentError:
     inner = user_errors.user_name(inner)
     if moved:
         how = f"wired the readers of '{tensor.name}' to '{inner}' (the same values), which op '{reader}' reads too"
@@ -384,7 +398,7 @@ def _unplaceable_feed(tensor, reader, inner, moved):
         "before or after it, or run with precision_mode 'must_keep_origin_dtype'.")
 
 
-def _connection(program, user_graph, source, destination):
+def _connection(program: Program, user_graph: Any, source: Any, destination: Any) -> list[tuple[str, str]]:
     """Inner (from, to) tensor names feeding user tensor `destination` from user tensor `source`."""
     source = user_graph.as_graph_element(source, allow_tensor=True, allow_operation=False)
     destination = user_graph.as_graph_element(destination, allow_tensor=True, allow_operation=False)
@@ -394,9 +408,9 @@ def _connection(program, user_graph, source, destination):
             for target, dtype, _ in _feed_targets(program, destination)]
 
 
-def _feed_landing(slots):
+def _feed_landing(slots: Sequence[FeedSlot]) -> dict[str, Any]:
     """{inner tensor name: user tensor fed there}; two fed tensors landing on one inner tensor are refused."""
-    landing = {}
+    landing: dict[str, Any] = {}
     for slot in slots:
         for inner, _, _ in slot.targets:
             other = landing.setdefault(inner, slot.user_tensor)
@@ -405,7 +419,7 @@ def _feed_landing(slots):
     return landing
 
 
-def _check_fetch_not_fed(program, fetch, inner_fetch, landing):
+def _check_fetch_not_fed(program: Program, fetch: Any, inner_fetch: str, landing: Mapping[str, Any]) -> None:
     """Refuse a fetch whose value lives in an inner tensor that a feed of another user tensor replaces: TensorFlow
     would refuse the inner tensor being both fed and fetched, or the fetch would return the other tensor's value."""
     ref = program.result.tensor_map.get(fetch.name)
@@ -415,7 +429,7 @@ def _check_fetch_not_fed(program, fetch, inner_fetch, landing):
             raise _cannot_together(f"feed '{fed.name}' and fetch '{fetch.name}'", inner)
 
 
-def _cannot_together(what, inner):
+def _cannot_together(what: str, inner: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(
         None, None,
         f"NpuOptimizer emulation cannot {what} in one run: the precision pass keeps both values in one tensor "
@@ -423,7 +437,7 @@ def _cannot_together(what, inner):
         "'must_keep_origin_dtype'.")
 
 
-def _fetch_source(program, user_tensor, landing):
+def _fetch_source(program: Program, user_tensor: Any, landing: Mapping[str, Any]) -> tuple[str, np.dtype | None]:
     """(inner tensor to fetch, numpy dtype to widen its value to on the host or None) for a fetched user tensor.
 
     A float32 value the NPU holds in float16 or bfloat16 is fetched as held and widened by NumPy, which gives a
@@ -444,7 +458,7 @@ _REDUCED = (tf.float16, tf.bfloat16)
 _WIDER = (tf.float32, tf.float64)
 
 
-def _assert_fetchable(graph, op):
+def _assert_fetchable(graph: Any, op: Any) -> None:
     if not graph.is_fetchable(op):
         raise errors.InaccessibleTensorError(
             f"Operation {op.name} has been marked as not fetchable. Typically this happens when it is "
@@ -457,7 +471,7 @@ _FORWARDING_OPS = frozenset({"Identity", "Snapshot", "StopGradient", "Reshape", 
 _VARIABLE_VALUE_OPS = VARIABLE_OPS | {"ReadVariableOp"}    # a variable, or a read of a resource variable
 
 
-def _may_share_variable_buffer(ops, name):
+def _may_share_variable_buffer(ops: InnerOps, name: str) -> bool:
     """Is inner tensor `name` a variable's value, possibly through ops that pass their input's buffer on?"""
     for _ in range(64):
         op_type = ops.op_type(producer(name))
@@ -470,7 +484,7 @@ def _may_share_variable_buffer(ops, name):
     return True
 
 
-def _iterations(op, configured):
+def _iterations(op: Any, configured: int) -> int:
     try:
         requested = op.get_attr(ITERATIONS_PER_LOOP_ATTR)
     except ValueError:

@@ -11,6 +11,8 @@ Both paths are logged.
 """
 import re
 import threading
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
 
 import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2, graph_pb2, node_def_pb2
@@ -19,33 +21,36 @@ from tensorflow.python.framework import errors
 from npu_bridge.core.contract import fetch_cast_name
 from npu_bridge import tf_private
 from npu_bridge.core.gcpause import collector_paused
+from npu_bridge.core.precision.report import RewriteResult
 from npu_bridge.runtime import state_transfer
 from npu_bridge.runtime.inner_ops import InnerOps, producer, tensor_name
 from npu_bridge.tf_private import c_api, c_api_util
 
 # Ops holding state that a rebuild cannot carry over: input iterators, queues, hash tables.
 _LOST_STATE_TYPE = re.compile(r"(?!Make)\w*(Iterator|Queue|HashTable\w*?)(V\d)?")
+# iterator initializer op name -> (inner feed names, values) of its last run
+IteratorInitializers = dict[str, tuple[tuple[str, ...], list[Any]]]
 
 
 class Program:
     """One rewritten graph loaded in an inner session, with the execution plans built against it."""
 
-    def __init__(self, result, version, target, config):
+    def __init__(self, result: RewriteResult, version: int, target: str, config: Any) -> None:
         self.result = result
         self.version = version
         self._graph, c_ops = _imported(result.graph_def)
         self.ops = InnerOps(c_ops, result.graph_def)
         self._materialized = False
         self.session = tf.compat.v1.Session(target, graph=self._graph, config=config)
-        self._nodes = None
-        self._functions = None
-        self.plans = {}
+        self._nodes: dict[str, bytes] | None = None
+        self._functions: dict[str, bytes] | None = None
+        self.plans: dict[Hashable, Any] = {}      # plan key -> runtime.plans.Plan
         self.lock = threading.RLock()
-        # iterator initializer op name -> (inner feed names, values) of its last run, for a successor to run again
-        self._iterator_initializers = {}
+        # the iterator initializers run here, for a successor to run again
+        self._iterator_initializers: IteratorInitializers = {}
 
     @property
-    def graph(self):
+    def graph(self) -> Any:
         """The inner tf.Graph, with its Python Operation objects made on first use (see runtime.inner_ops)."""
         if not self._materialized:
             with self.lock, tf_private.mutation_lock(self._graph), collector_paused():
@@ -55,21 +60,21 @@ class Program:
         return self._graph
 
     @property
-    def nodes(self):
+    def nodes(self) -> dict[str, bytes]:
         """fingerprints() of the graph this program runs; first needed when the graph grows, so built then."""
         if self._nodes is None:
             self._nodes = fingerprints(self.result.graph_def)
         return self._nodes
 
     @property
-    def functions(self):
+    def functions(self) -> dict[str, bytes]:
         """{function name: deterministic serialization} of the library this program runs (built when needed)."""
         if self._functions is None:
             self._functions = {f.signature.name: f.SerializeToString(deterministic=True)
                                for f in self.result.graph_def.library.function}
         return self._functions
 
-    def can_extend_to(self, result, node_blobs):
+    def can_extend_to(self, result: RewriteResult, node_blobs: dict[str, bytes]) -> bool:
         """True when `result` (node_blobs: its fingerprints()) only adds nodes and functions to this program."""
         for name, blob in self.nodes.items():
             new = node_blobs.get(name)
@@ -81,7 +86,8 @@ class Program:
                 return False
         return True
 
-    def extend_to(self, result, version, node_blobs=None, added_nodes=None):
+    def extend_to(self, result: RewriteResult, version: int, node_blobs: dict[str, bytes] | None = None,
+                  added_nodes: Sequence[node_def_pb2.NodeDef] | None = None) -> None:
         """Import the nodes of `result` this program lacks into the running inner graph.
 
         node_blobs: fingerprints() of `result`, when the caller made them. added_nodes: the NodeDefs `result` adds,
@@ -97,7 +103,8 @@ class Program:
         if added_nodes is None:
             added_nodes = [n for n in result.graph_def.node if n.name not in self.nodes]
         new_names = {n.name for n in added_nodes}
-        outside, control_edges = set(), []     # tensors of earlier nodes the added ones read; control edges to them
+        outside: set[str] = set()               # tensors of earlier nodes the added ones read
+        control_edges: list[tuple[str, str]] = []  # (added op, earlier op) control edges
         for node in added_nodes:
             added_node = added.node.add()
             added_node.CopyFrom(node)
@@ -136,11 +143,11 @@ class Program:
         elif self._nodes is not None:
             self._nodes.update(fingerprints(added))
 
-    def state_lost_on_rebuild(self):
+    def state_lost_on_rebuild(self) -> list[str]:
         """Names of the ops (iterators, queues, tables) whose contents a rebuild starts over."""
         return sorted(op.name for op in self.graph.get_operations() if _LOST_STATE_TYPE.fullmatch(op.type))
 
-    def replace_with(self, result, version, target, config):
+    def replace_with(self, result: RewriteResult, version: int, target: str, config: Any) -> "Program":
         """A new Program for `result` holding this program's variable values; this one is closed."""
         values = state_transfer.read_variables(self.session, self.graph)
         successor = Program(result, version, target, config)
@@ -149,20 +156,21 @@ class Program:
         self.close()
         return successor
 
-    def record_iterator_initializers(self, op_names, feed_names, values):
+    def record_iterator_initializers(self, op_names: Iterable[str], feed_names: Sequence[str],
+                                     values: Sequence[Any]) -> None:
         """Remember that the initializers `op_names` ran with `values` fed to `feed_names`."""
         with self.lock:
             for name in op_names:
                 self._iterator_initializers[name] = (tuple(feed_names), list(values))
 
-    def initialize_iterators_again(self, initializers):
+    def initialize_iterators_again(self, initializers: IteratorInitializers) -> None:
         """Run the iterator initializers a predecessor ran ({op name: (feed names, values)}) that this graph has."""
         for name, (feed_names, values) in initializers.items():
             if name in self.ops:
                 self.session.run(name, feed_dict=dict(zip(feed_names, values)))
                 self._iterator_initializers[name] = (feed_names, values)
 
-    def fetch_name(self, name, dtype):
+    def fetch_name(self, name: str, dtype: Any) -> str:
         """The inner tensor holding user tensor value `name` in `dtype`: itself, or a Cast of it (made once)."""
         dtype = dtype.base_dtype
         source = self.ops.dtype(name).base_dtype
@@ -174,7 +182,7 @@ class Program:
                 self._add_cast(cast_name, name, source, dtype)
         return cast_name + ":0"
 
-    def _add_cast(self, name, source_name, source, dtype):
+    def _add_cast(self, name: str, source_name: str, source: Any, dtype: Any) -> None:
         """Cast op `name` of tensor `source_name`, made in the C graph (a Python op only once the graph has them)."""
         with tf_private.mutation_lock(self._graph), tf_private.c_graph(self._graph) as c_graph:
             description = c_api.TF_NewOperation(c_graph, "Cast", name)
@@ -187,12 +195,12 @@ class Program:
             if self._materialized:
                 _make_python_operations(self._graph)
 
-    def close(self):
+    def close(self) -> None:
         self.plans = {}
         self.session.close()
 
 
-def _make_python_operations(graph):
+def _make_python_operations(graph: Any) -> list[Any]:
     """Python Operation objects for the C operations of the inner `graph` that have none yet.
 
     Graph._add_new_tf_operations would also hand each op the graph's control dependencies (none: nothing builds
@@ -204,7 +212,7 @@ def _make_python_operations(graph):
     return [tf_private.python_operation(graph, c_op) for c_op in tf_private.new_c_operations(graph)]
 
 
-def _imported(graph_def):
+def _imported(graph_def: graph_pb2.GraphDef) -> tuple[Any, list[Any]]:
     """A new tf.Graph holding `graph_def` in its C graph only, and the C operations made: (graph, TF_Operations).
 
     import_graph_def would also make a Python Operation for every op (Program.graph makes them when needed) and
@@ -232,7 +240,7 @@ def _imported(graph_def):
         c_api.TF_DeleteBuffer(buffer)
 
 
-def _without_markers(blob):
+def _without_markers(blob: bytes) -> bytes:
     """A serialized NodeDef without the attributes TensorFlow sets on existing ops that change nothing they do.
 
     `_has_manual_control_dependencies` is set on an op when it becomes a control input of a new one (tf.group of a
@@ -249,6 +257,6 @@ def _without_markers(blob):
 _MARKER_ATTRS = ("_has_manual_control_dependencies",)
 
 
-def fingerprints(graph_def):
+def fingerprints(graph_def: graph_pb2.GraphDef) -> dict[str, bytes]:
     """{node name: deterministic serialization}: what decides whether the inner graph can simply grow."""
     return {n.name: n.SerializeToString(deterministic=True) for n in graph_def.node}
