@@ -180,8 +180,8 @@ class CastBuilder:
         node.node_def.attr[MARKER].s = MARK_RETYPED
         if location != node.inputs[0]:
             self.graph.set_input(node, 0, location)
-        plan = self.plans[node.name]
-        plan.reason += f"; its input already holds {dtype_name(dtype)}, so it reads it as is"
+        self.plans[node.name] = self.plans[node.name].noting(
+            f"; its input already holds {dtype_name(dtype)}, so it reads it as is")
 
     def _value_of(self, source, dtype, consumer):
         """A tensor holding `source`'s logical value in `dtype`."""

@@ -59,6 +59,12 @@ class NodePlan:
         plan.emulated, plan.marker, plan.followed = self.emulated, self.marker, producer
         return plan
 
+    def noting(self, note):
+        """This plan with `note` appended to its reason, for one node (plans are shared, never modified)."""
+        plan = self.following(self.followed)
+        plan.reason = self.reason + note
+        return plan
+
 
 class GraphStructureError(ValueError):
     def __init__(self, node, detail):
