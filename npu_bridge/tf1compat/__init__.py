@@ -96,6 +96,12 @@ def _accept_tf115_moments(batch_normalization_module):
     accept_tf115_moments(batch_normalization_module)
 
 
+def _name_missing_slim_nets(nets):
+    from npu_bridge.tf1compat.contrib import removed
+
+    nets.__getattr__ = removed.module_getattr(nets.__name__, symbol_prefix="contrib.slim.nets")
+
+
 def _give_keras_version(keras_v1_api):
     from npu_bridge.tf1compat.keras_fixups import give_version
 
@@ -104,8 +110,10 @@ def _give_keras_version(keras_v1_api):
 
 # Modules of other libraries that get a TF 1.15 fix-up once they are imported (never imported for it): Keras'
 # Model gets a `_layers` that names the script's line (tf1compat.removed); BatchNormalization subclasses with
-# TF 1.15's `_moments` keep working and the v1 Keras API has TF 1.15's `keras.__version__` (tf1compat.keras_fixups).
+# TF 1.15's `_moments` keep working and the v1 Keras API has TF 1.15's `keras.__version__` (tf1compat.keras_fixups);
+# tf-slim's nets, which are tf.contrib.slim.nets, name a net they lack (cyclegan) with the contrib error.
 AFTER_IMPORT = {
+    "tf_slim.nets": _name_missing_slim_nets,
     "tf_keras.src.engine.training": _patch_model_layers,
     "keras.src.engine.training": _patch_model_layers,
     "tf_keras.src.layers.normalization.batch_normalization": _accept_tf115_moments,

@@ -86,8 +86,9 @@ def test_crf_log_likelihood_and_decoding_match_enumerating_every_tag_sequence():
 
 
 def test_contrib_hccl_and_offline_train_are_reachable_as_attributes_too():
-    assert tf.compat.v1.contrib.hccl is importlib.import_module("npu_bridge.hccl")
-    assert tf.compat.v1.contrib.offline_train.python is importlib.import_module("npu_bridge.estimator")
+    # attribute paths along Huawei's older names (removed.ModulePath): each name is npu_bridge's own
+    assert tf.compat.v1.contrib.hccl.get_rank_id is importlib.import_module("npu_bridge.hccl").get_rank_id
+    assert tf.compat.v1.contrib.offline_train.python.npu_ops is importlib.import_module("npu_bridge.estimator.npu_ops")
 
 
 def test_percentile_picks_lower_higher_and_nearest_values_over_the_given_axes():

@@ -24,13 +24,14 @@ ALIASED_SUBMODULES = ("hccl", "offline_train")
 
 _missing = removed.module_getattr(__name__)
 moved_names.restore()
+removed.keep_module_paths(__name__, ALIASED_SUBMODULES)
 
 
 def __getattr__(name):
     if name in SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
-    if name in ALIASED_SUBMODULES:
-        return importlib.import_module(f"tensorflow.contrib.{name}")
+    if name in ALIASED_SUBMODULES:      # npu_bridge's modules, reached by attribute along Huawei's older names
+        return removed.ModulePath(f"tensorflow.contrib.{name}")
     return _missing(name)
 
 

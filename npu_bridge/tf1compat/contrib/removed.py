@@ -8,6 +8,8 @@ probe with `try: ... except ImportError` take their fallback.
 """
 import importlib
 import importlib.util
+import sys
+import types
 
 # symbol (as a script spells it after `tf.`) -> its TF 2 replacement; a module entry covers the names inside it
 REPLACEMENTS = {
@@ -81,11 +83,12 @@ def missing_module(module_name):
     return error(module_name[len("tensorflow."):])
 
 
-def module_getattr(module_name):
+def module_getattr(module_name, symbol_prefix=None):
     """A module-level __getattr__ for a contrib module: a submodule not imported yet is imported (`from package
     import submodule` asks this first), any other missing public name raises error(); dunder probes (copy,
-    pickle, inspect) get the AttributeError they expect."""
-    prefix = module_name.replace("npu_bridge.tf1compat.", "", 1)
+    pickle, inspect) get the AttributeError they expect. `symbol_prefix` is the contrib spelling of a module that
+    is not ours (tf_slim.nets is "contrib.slim.nets"), so the error names what the script wrote."""
+    prefix = symbol_prefix or module_name.replace("npu_bridge.tf1compat.", "", 1)
 
     def __getattr__(name):
         if name.startswith("__"):
@@ -99,3 +102,54 @@ def module_getattr(module_name):
         raise error(f"{prefix}.{name}")
 
     return __getattr__
+
+
+class ModulePath(types.ModuleType):
+    """A TF 1.15 package path, reached by attributes, whose modules are another package's under other names:
+    Huawei's `tensorflow.contrib.offline_train.python.npu` is npu_bridge.estimator.npu, `tensorflow.contrib.tpu.proto`
+    is tensorflow.core.protobuf.tpu. TF 1.15's package had imported its submodules, so
+    `tf.contrib.offline_train.python.npu.npu_config.NPURunConfig` named the class; the module aliased has no
+    `python` attribute, nor its submodules before they are imported. Each attribute is the aliased module's own, or
+    the submodule imported by its TF 1.15 name (a package again as a ModulePath, a module as itself), or error()."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self._module = importlib.import_module(name)
+
+    def __getattr__(self, attribute):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        value = getattr(self._module, attribute, None)
+        if value is not None and not isinstance(value, types.ModuleType):
+            return value
+        name = f"{self.__name__}.{attribute}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if value is not None:       # a module the aliased module imported, not one of its submodules
+                return value
+            if exc.name != name:
+                raise
+            raise error(name[len("tensorflow."):]) from None
+        return ModulePath(name) if hasattr(module, "__path__") else module
+
+    def __dir__(self):
+        return dir(self._module)
+
+
+class _KeepsModulePaths(types.ModuleType):
+    """A contrib module whose attributes in `_MODULE_PATHS` stay ModulePaths: importing `tensorflow.contrib.tpu.proto`
+    by name makes the import system bind the aliased module (tensorflow.core.protobuf.tpu) as the attribute, which
+    would end the attribute chains a ModulePath keeps working."""
+
+    def __setattr__(self, name, value):
+        if name not in self.__dict__.get("_MODULE_PATHS", ()):
+            super().__setattr__(name, value)
+
+
+def keep_module_paths(module_name, names):
+    """Keep attributes `names` of module `module_name` (a contrib package whose __getattr__ answers them with
+    ModulePaths) unbound, however the script imported them."""
+    module = sys.modules[module_name]
+    module._MODULE_PATHS = frozenset(names)
+    module.__class__ = _KeepsModulePaths

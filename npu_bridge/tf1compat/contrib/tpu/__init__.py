@@ -147,4 +147,11 @@ class TPUEstimator:
             _estimator_module(), model_fn, model_dir, config, params, batch_sizes, warm_start_from)
 
 
-__getattr__ = removed.module_getattr(__name__)
+_missing = removed.module_getattr(__name__)
+removed.keep_module_paths(__name__, ("proto",))
+
+
+def __getattr__(name):
+    if name == "proto":     # TensorFlow's tensorflow.core.protobuf.tpu (tf1compat.ALIASES), its _pb2 modules by name
+        return removed.ModulePath("tensorflow.contrib.tpu.proto")
+    return _missing(name)

@@ -1,1 +1,5 @@
 """tensorflow.contrib.seq2seq.python: TF 1.15's package path."""
+
+from npu_bridge.tf1compat.contrib import removed
+
+__getattr__ = removed.module_getattr(__name__)

@@ -4,3 +4,7 @@ from tensorflow.python.ops import gen_audio_ops as audio_ops  # noqa: F401
 from tf_slim.ops import variables  # noqa: F401
 from tf_slim.ops.arg_scope import *
 from tf_slim.ops.variables import *
+
+from npu_bridge.tf1compat.contrib import removed
+
+__getattr__ = removed.module_getattr(__name__)

@@ -5,3 +5,7 @@ from npu_bridge.tf1compat.contrib.tpu.python.tpu import (  # noqa: F401
     tpu_estimator,
     tpu_function,
 )
+
+from npu_bridge.tf1compat.contrib import removed
+
+__getattr__ = removed.module_getattr(__name__)

@@ -3,3 +3,7 @@ files, extracted), hparam is ours."""
 from tf_slim.training import evaluation, training  # noqa: F401
 
 from npu_bridge.tf1compat.contrib.training import hparam  # noqa: F401
+
+from npu_bridge.tf1compat.contrib import removed
+
+__getattr__ = removed.module_getattr(__name__)
