@@ -43,8 +43,8 @@ ALIASES = {
     "tensorflow.contrib.image.ops": "tensorflow.python.ops",       # its gen_image_ops: the kernels TF 2 still has
     "tensorflow.contrib.tpu.proto": "tensorflow.core.protobuf.tpu",
     **{f"tensorflow.contrib.tpu.python.tpu.{name}": f"tensorflow.python.tpu.{name}"      # the last four: 2.15 only
-       for name in ("tensor_tracer", "tpu", "tpu_feed", "training_loop", "error_handling", "session_support",
-                    "tpu_context", "util")},
+       for name in ("datasets", "tensor_tracer", "tpu", "tpu_feed", "tpu_optimizer", "training_loop",
+                    "error_handling", "session_support", "tpu_context", "util")},
     # Huawei's older contrib paths for npu_bridge (its TF 1.15 fork shipped the adapter inside tensorflow.contrib)
     "tensorflow.contrib.hccl": "npu_bridge.hccl",
     "tensorflow.contrib.hccl.python": "npu_bridge.hccl",        # `...hccl.python.ops.hccl_ops` is hccl_ops too
@@ -57,6 +57,7 @@ ALIASES = {
     "tensorflow_core": "tensorflow",        # where TF 1.15's pip package kept its modules; some scripts import them so
     "tensorflow.examples": "npu_bridge.tf1compat.examples",
     "tensorflow.tools.graph_transforms": "npu_bridge.tf1compat.graph_transforms",
+    "tensorflow.google": "npu_bridge.tf1compat.google",
     "tensorflow.python.graph_util": "npu_bridge.tf1compat.graph_util",
     "tensorflow.python.data.experimental.ops.threadpool": "npu_bridge.tf1compat.threadpool",
     "tensorflow.python.distribute.distribution_strategy_context": "npu_bridge.tf1compat.distribution_strategy_context",

@@ -138,9 +138,11 @@ def test_quantize_rewrites_and_missing_names_raise_one_clear_error():
         v1.contrib.cudnn_rnn.CudnnRNNTanh  # noqa: B018  (the lookup is what raises)
 
 
-def test_contrib_costs_nothing_when_a_script_never_names_it(tmp_path):
+@pytest.mark.parametrize("first_line", ["", "from npu_bridge.npu_init import *\n"])
+def test_contrib_costs_nothing_when_a_script_never_names_it(tmp_path, first_line):
+    # a port's own start (npu_init's star import, with everything Huawei's adapter exports) loads no contrib either
     script = tmp_path / "plain.py"
-    script.write_text("import sys\nimport tensorflow as tf\nx = tf.placeholder(tf.float32, [2])\n"
+    script.write_text(first_line + "import sys\nimport tensorflow as tf\nx = tf.placeholder(tf.float32, [2])\n"
                       "print(sorted(m for m in sys.modules if m.startswith(('tf_slim', 'npu_bridge.tf1compat.contrib'))"
                       "))\n")
     result = subprocess.run([sys.executable, "-m", "npu_bridge", str(script)], check=False, capture_output=True,

@@ -11,6 +11,11 @@ import importlib.util
 import sys
 import types
 
+# TPUEstimator's internals (tensorflow.python.tpu.error_handling, ...), which TensorFlow 2.16 dropped with tf.estimator
+_TPU_ESTIMATOR_INTERNALS = ("tf.contrib.tpu.TPUEstimator with use_tpu=False (its CPU path needs none of TPUEstimator's "
+                            "internals, which TensorFlow 2.16 dropped with tf.estimator; on TensorFlow 2.15 this path "
+                            "resolves)")
+
 # symbol (as a script spells it after `tf.`) -> its TF 2 replacement; a module entry covers the names inside it
 REPLACEMENTS = {
     "contrib.bigtable": "the google-cloud-bigtable client",
@@ -52,7 +57,12 @@ REPLACEMENTS = {
                       "for per-step session traces)",
     "contrib.timeseries": "tf.keras sequence models",
     "contrib.tpu.python.ops": "tf.compat.v1.tpu (TPU-only ops; on a CPU keep use_tpu=False)",
-    "contrib.util.loader": "tf.load_op_library",
+    "contrib.tpu.python.tpu.error_handling": _TPU_ESTIMATOR_INTERNALS,
+    "contrib.tpu.python.tpu.session_support": _TPU_ESTIMATOR_INTERNALS,
+    "contrib.tpu.python.tpu.tpu_context": _TPU_ESTIMATOR_INTERNALS,
+    "contrib.tpu.python.tpu.util": _TPU_ESTIMATOR_INTERNALS,
+    "contrib.util.loader": "tf.load_op_library (a custom op library built for TF 1.15 must be rebuilt against "
+                           "this TensorFlow)",
 }
 
 
