@@ -120,7 +120,8 @@ def _init(self, target="", graph=None, config=None):
 
 def _placed(target, config, npu):
     """(target, config, whether the environment placed it) for a new session; an NpuOptimizer session (`npu`) gets
-    the environment's NpuConfigError, a plain one stays where TensorFlow puts it."""
+    the environment's NpuConfigError, a plain one stays where TensorFlow puts it. Outside a job the environment
+    hands back the very target and config: the session is not placed, and its errors are TensorFlow's own."""
     if _environment is None:
         return target, config, False
     try:
@@ -129,7 +130,7 @@ def _placed(target, config, npu):
         if npu:
             raise
         return target, config, False
-    return placed_target, placed_config, True
+    return placed_target, placed_config, placed_target is not target or placed_config is not config
 
 
 def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):

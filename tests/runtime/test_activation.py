@@ -188,7 +188,8 @@ assert all(session.BaseSession.__dict__[name] is own[name] for name in own), "no
 def test_a_plain_session_is_tensorflow_s_own_byte_for_byte():
     """With the emulation on, a session without NpuOptimizer (no multi-rank job) keeps the user's GraphDef as it
     is, executes the very partition graphs TensorFlow executes with the emulation off, returns the same bits, and
-    its run goes through no npu_bridge code but the one frame that hands it to TensorFlow's own run."""
+    its run goes through no npu_bridge code but the one frame that hands it to TensorFlow's own run (nor does a
+    failed run: no job placed it, so no job explains its errors)."""
     code = """
 import sys
 import numpy as np
@@ -217,6 +218,8 @@ def plain_run(profile):
             value = sess.run(y, feed, options=options, run_metadata=metadata)
             sys.setprofile(None)
             kept = sess.graph_def.SerializeToString(deterministic=True) == before
+            if profile:
+                print("placed in a job:", sess._npu_in_job)
     partitions = [g.SerializeToString(deterministic=True) for g in metadata.partition_graphs]
     return value.tobytes(), partitions, kept, sorted({name for name in called if name})
 
@@ -233,6 +236,6 @@ print("npu_bridge code in run:", on[3])
     script = "import tensorflow as tf\ntf.compat.v1.disable_v2_behavior()\n" + code
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert "kept: True" in out.stdout
+    assert "kept: True" in out.stdout and "placed in a job: False" in out.stdout
     assert "same bits: True" in out.stdout and "same partition graphs: True" in out.stdout
     assert "npu_bridge code in run: ['/runtime/activation.py:_run']" in out.stdout, out.stdout
