@@ -37,6 +37,8 @@ NOT_TENSORFLOW = {
     ("tf1compat/estimator/run_config.py", "new._save_checkpoints_steps"): "npu_bridge's own RunConfig",
     ("tf1compat/estimator/run_config.py", "new._save_checkpoints_secs"): "npu_bridge's own RunConfig",
     ("tf1compat/estimator/run_config.py", "getattr(self, '_evaluation_master', '')"): "npu_bridge's own RunConfig",
+    ("tf1compat/contrib/removed.py", "module._MODULE_PATHS"):
+        "the set of names npu_bridge's own contrib module keeps as ModulePaths",
     ("tf1compat/removed.py", "training_module.Model._layers"):
         "puts back the private name TF 1.15 scripts read, as a property naming its replacement",
 }
