@@ -9,6 +9,8 @@ step makes no Python objects for the graph it runs. Program.graph still makes th
 tf.Graph itself (debug tools, partial runs, a graph that grows).
 """
 import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2
@@ -18,17 +20,17 @@ from npu_bridge import tf_private
 from npu_bridge.tf_private import c_api, c_api_util
 
 
-def tensor_name(spec):
+def tensor_name(spec: str) -> str:
     """"x" or "x:1" (a NodeDef input, a user's name) as "x:0" / "x:1"."""
     return spec if ":" in spec else spec + ":0"
 
 
-def producer(name):
+def producer(name: str) -> str:
     """The op of tensor name or NodeDef input `name`: "op:index", "op" or "^op" (TensorFlow forbids ':' in op names)."""
     return name.lstrip("^").split(":", 1)[0]
 
 
-def _split(name):
+def _split(name: str) -> tuple[str, int]:
     op, _, index = name.rpartition(":")
     return op, int(index)
 
@@ -41,17 +43,17 @@ class InnerOps:
     `run` while another may grow the graph: the readers are built and extended under a lock.
     """
 
-    def __init__(self, c_ops, graph_def):
+    def __init__(self, c_ops: Iterable[Any], graph_def: Any) -> None:
         name = c_api.TF_OperationName
-        self._ops = {name(op): op for op in c_ops}
-        self._graph_def = graph_def
-        self._readers = None
+        self._ops: dict[str, Any] = {name(op): op for op in c_ops}       # op name -> TF_Operation
+        self._graph_def: Any = graph_def       # until the readers are built from it
+        self._readers: dict[str, list[str]] | None = None
         self._lock = threading.Lock()
 
-    def __contains__(self, op_name):
+    def __contains__(self, op_name: object) -> bool:
         return op_name in self._ops
 
-    def add(self, c_ops, graph_def=None, node_defs=()):
+    def add(self, c_ops: Iterable[Any], graph_def: Any = None, node_defs: Iterable[Any] = ()) -> None:
         """Operations created in the inner graph since. When they come from the rewrite (a graph that grew),
         graph_def is the new rewritten GraphDef and node_defs its added nodes, whose inputs readers() sees."""
         name = c_api.TF_OperationName
@@ -64,7 +66,7 @@ class InnerOps:
             else:
                 _index_readers(self._readers, node_defs)
 
-    def output(self, name):
+    def output(self, name: str) -> Any:
         """The TF_Output of tensor `name` ("op:index"); KeyError when the graph has no such tensor."""
         op_name, index = _split(name)
         c_op = self._ops.get(op_name)
@@ -72,23 +74,23 @@ class InnerOps:
             raise KeyError(f"The name '{name}' refers to a Tensor which does not exist in the emulated NPU graph.")
         return c_api_util.tf_output(c_op, index)
 
-    def dtype(self, name):
+    def dtype(self, name: str) -> Any:
         """The tf.DType of tensor `name` (a ref dtype for a ref output); KeyError when it does not exist."""
         return tf.as_dtype(c_api.TF_OperationOutputType(self.output(name)))
 
-    def is_ref(self, name):
+    def is_ref(self, name: str) -> bool:
         """Is tensor `name` a ref (a VariableV2's output, or what forwards it)?"""
         return tf_private.is_ref_dtype(self.dtype(name))
 
-    def op_type(self, op_name):
+    def op_type(self, op_name: str) -> str:
         return c_api.TF_OperationOpType(self._ops[op_name])
 
-    def inputs(self, op_name):
+    def inputs(self, op_name: str) -> list[str]:
         """Names of the tensors op `op_name` reads through data edges, in input order."""
         name = c_api.TF_OperationName
         return [f"{name(source.oper)}:{source.index}" for source in c_api.GetOperationInputs(self._ops[op_name])]
 
-    def attr(self, op_name, attr_name):
+    def attr(self, op_name: str, attr_name: str) -> attr_value_pb2.AttrValue | None:
         """The AttrValue `attr_name` of op `op_name`, or None when the op has no such attribute."""
         with c_api_util.tf_buffer() as buffer:
             try:
@@ -97,7 +99,7 @@ class InnerOps:
                 return None
             return attr_value_pb2.AttrValue.FromString(c_api.TF_GetBuffer(buffer))
 
-    def readers(self, name):
+    def readers(self, name: str) -> Sequence[str]:
         """Names of the ops of the rewritten graph reading tensor `name` through a data edge (not the Casts the
         runtime adds for fetches)."""
         readers = self._readers
@@ -111,7 +113,7 @@ class InnerOps:
         return readers.get(name, ())
 
 
-def _index_readers(readers, node_defs):
+def _index_readers(readers: dict[str, list[str]], node_defs: Iterable[Any]) -> None:
     """Add the data inputs of `node_defs` to `readers` ({tensor name: [reading op names]})."""
     for node in node_defs:
         for spec in node.input:

@@ -1,13 +1,18 @@
 """Copy variable values from one inner session to another, so rebuilding the inner graph never loses state."""
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import tensorflow as tf
 
 from npu_bridge.core.contract import PERSISTENT_VARIABLE_OPS, REF_VARIABLE_OPS
 
 _SCOPE = "NpuBridgeStateTransfer"
+# {variable op name: its value}; sessions, graphs and ops are TensorFlow's (Any: it has no type information)
+VariableValues = dict[str, Any]
 
 
-def read_variables(session, graph):
+def read_variables(session: Any, graph: Any) -> VariableValues:
     """{variable op name: numpy value} for every variable of `graph` initialized in `session`."""
     variables = [op for op in graph.get_operations() if op.type in PERSISTENT_VARIABLE_OPS]
     if not variables:
@@ -23,9 +28,10 @@ def read_variables(session, graph):
     return dict(zip((op.name for op in chosen), session.run(reads)))
 
 
-def write_variables(session, graph, values):
+def write_variables(session: Any, graph: Any, values: Mapping[str, Any]) -> None:
     """Assign `values` ({variable op name: numpy value}) to the same-named variables of `graph`."""
-    assigns, feeds = [], {}
+    assigns: list[Any] = []
+    feeds: dict[Any, Any] = {}
     with graph.as_default(), tf.name_scope(_SCOPE):
         for name, value in values.items():
             try:
@@ -41,19 +47,19 @@ def write_variables(session, graph, values):
         session.run(assigns, feeds)
 
 
-def _is_initialized(op):
+def _is_initialized(op: Any) -> Any:
     if op.type in REF_VARIABLE_OPS:
         return tf.raw_ops.IsVariableInitialized(ref=op.outputs[0])
     return tf.raw_ops.VarIsInitializedOp(resource=op.outputs[0])
 
 
-def _read(op):
+def _read(op: Any) -> Any:
     if op.type in REF_VARIABLE_OPS:
         return tf.identity(op.outputs[0])
     return tf.raw_ops.ReadVariableOp(resource=op.outputs[0], dtype=op.get_attr("dtype"))
 
 
-def _assign(op, value):
+def _assign(op: Any, value: Any) -> Any:
     if op.type in REF_VARIABLE_OPS:
         return tf.raw_ops.Assign(ref=op.outputs[0], value=value, validate_shape=False).op
     return tf.raw_ops.AssignVariableOp(resource=op.outputs[0], value=value)
@@ -67,24 +73,25 @@ class VariableCopier:
     each call, which a session must then be extended with.
     """
 
-    def __init__(self, graph):
+    def __init__(self, graph: Any) -> None:
         self.graph = graph
         variables = [op for op in graph.get_operations() if op.type in PERSISTENT_VARIABLE_OPS]
         with graph.as_default(), tf.name_scope(_SCOPE):
             self._checks = [_is_initialized(op) for op in variables]
             self._reads = {op.name: _read(op) for op in variables}
-        self._assigns = {}
+        self._assigns: dict[str, tuple[Any, Any]] = {}     # variable op name -> (placeholder, assign op)
 
-    def read(self, session):
+    def read(self, session: Any) -> VariableValues:
         """{variable op name: value} for every variable initialized in `session`."""
         if not self._reads:
             return {}
         names = [name for name, ready in zip(self._reads, session.run(self._checks)) if ready]
         return dict(zip(names, session.run([self._reads[name] for name in names])))
 
-    def write(self, session, values):
+    def write(self, session: Any, values: Mapping[str, Any]) -> None:
         """Assign `values` ({variable op name: value}) to the graph's variables of those names."""
-        fetches, feeds = [], {}
+        fetches: list[Any] = []
+        feeds: dict[Any, Any] = {}
         for name, value in values.items():
             if name not in self._reads:
                 continue
