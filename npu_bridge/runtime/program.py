@@ -141,7 +141,9 @@ class Program:
         if node_blobs is not None:
             self._nodes = node_blobs
         elif self._nodes is not None:
-            self._nodes.update(fingerprints(added))
+            # The NodeDefs as `result` holds them: `added` lacks their control inputs on earlier nodes (added to
+            # the imported ops above), and remembering that copy made the next comparison see them "changed".
+            self._nodes.update(_fingerprints_of(added_nodes))
 
     def state_lost_on_rebuild(self) -> list[str]:
         """Names of the ops (iterators, queues, tables) whose contents a rebuild starts over."""
@@ -259,4 +261,8 @@ _MARKER_ATTRS = ("_has_manual_control_dependencies",)
 
 def fingerprints(graph_def: graph_pb2.GraphDef) -> dict[str, bytes]:
     """{node name: deterministic serialization}: what decides whether the inner graph can simply grow."""
-    return {n.name: n.SerializeToString(deterministic=True) for n in graph_def.node}
+    return _fingerprints_of(graph_def.node)
+
+
+def _fingerprints_of(nodes: Iterable[node_def_pb2.NodeDef]) -> dict[str, bytes]:
+    return {n.name: n.SerializeToString(deterministic=True) for n in nodes}

@@ -134,6 +134,29 @@ def test_new_op_with_a_control_dependency_on_an_old_op(graph):
         assert sess.run(counter.read_value()) == 2.0
 
 
+def test_an_extension_remembers_the_control_inputs_of_the_ops_it_added(graph):
+    """Keras 2 fit on a v1 graph adds update ops with control inputs on earlier ops between runs. The running
+    session must remember them with those inputs, else a later growth finds them "changed" and rebuilds it, which
+    restarts the input pipeline. A new Cast of an old tensor grows the graph by a full rewrite; the op with the
+    control input is rewritten alone."""
+    iterator = tf.compat.v1.data.make_initializable_iterator(tf.data.Dataset.range(100))
+    item = iterator.get_next()
+    counter = tf.compat.v1.get_variable("counter", initializer=0.0, use_resource=True)
+    bump = counter.assign_add(1.0).op
+    with tf.compat.v1.Session(config=npu_config()) as sess:
+        sess.run([counter.initializer, iterator.initializer])
+        seen = [sess.run(item)]
+        program = sess._npu_emulation.current_program()
+        seen.append(sess.run(tf.cast(item, tf.int32, name="as_int32")))
+        with tf.control_dependencies([bump]):
+            after_bump = tf.identity(tf.constant(7.0), name="after_bump")
+        assert sess.run(after_bump) == 7.0
+        seen.append(sess.run(tf.cast(item, tf.float64, name="as_float64")))
+        assert sess._npu_emulation.current_program() is program, "extended each time, never rebuilt"
+        assert seen == [0, 1, 2], "the iterator kept its position"
+        assert sess.run(counter.read_value()) == 1.0
+
+
 def test_user_casts_added_later_keep_variable_values_whatever_the_path(graph):
     # A user Cast to float16 added after the first run lets the pass reuse it for an existing conversion; the
     # existing MatMul's inputs change, so the inner session is rebuilt and the variable must survive that.
