@@ -1,10 +1,12 @@
 """Every tf.contrib symbol that two or more ModelZoo training folders use resolves, both as an attribute chain
 (`tf.compat.v1.contrib.layers.xavier_initializer`) and as the import a script writes (`from tensorflow.contrib.layers
-import xavier_initializer`); the two the layer does not provide raise the contrib error naming them. Deep module
-paths work as attributes too, as they did in TF 1.15, whose packages had imported their submodules: an attribute
-chain never ends in a bare AttributeError on one of our modules or on the module an alias names.
+import xavier_initializer`); the two the layer does not provide raise the contrib error naming them. A symbol only
+one folder uses resolves or raises that error naming it and its own TF 2 replacement (not the generic text). Deep
+module paths work as attributes too, as they did in TF 1.15, whose packages had imported their submodules: an
+attribute chain never ends in a bare AttributeError on one of our modules or on the module an alias names.
 
-data/modelzoo_contrib_symbols.tsv is the census's list of those symbols (symbol, number of folders using it)."""
+data/modelzoo_contrib_symbols.tsv is the census's list of the contrib symbols the ports use (symbol, number of
+training folders using it)."""
 import importlib
 import pathlib
 import types
@@ -12,12 +14,16 @@ import types
 import pytest
 import tensorflow as tf
 
+from npu_bridge.tf1compat.contrib import removed
 from npu_bridge.tf1compat.contrib.removed import ContribRemovedError
 
 pytestmark = pytest.mark.usefixtures("installed")
 
-SYMBOLS = [line.split("\t")[0] for line in
-           (pathlib.Path(__file__).parent / "data" / "modelzoo_contrib_symbols.tsv").read_text().splitlines()[1:]]
+_ROWS = [line.split("\t") for line in
+         (pathlib.Path(__file__).parent / "data" / "modelzoo_contrib_symbols.tsv").read_text().splitlines()[1:]]
+SYMBOLS = [symbol for symbol, folders in _ROWS if int(folders) >= 2]
+ONE_FOLDER_SYMBOLS = [symbol for symbol, folders in _ROWS if int(folders) == 1]
+GENERIC_REPLACEMENT = removed.replacement("contrib.no_such_module")
 # In the list, but TF 1.15 had neither: the census found them only in docstrings and comments.
 NOT_PROVIDED = {
     "contrib.filter_variables": r"tf\.contrib\.framework\.filter_variables",
@@ -57,7 +63,7 @@ def _by_import(symbol):
 
 
 def test_the_list_is_the_census_one():
-    assert len(SYMBOLS) == 201 and {"contrib.slim", "contrib.layers.xavier_initializer",
+    assert len(ONE_FOLDER_SYMBOLS) == 166 and len(SYMBOLS) == 201 and {"contrib.slim", "contrib.layers.xavier_initializer",
                                     "contrib.tpu.TPUEstimatorSpec"} <= set(SYMBOLS)
 
 
@@ -73,6 +79,20 @@ def test_the_two_symbols_not_provided_raise_the_contrib_error_both_ways(symbol, 
     for spelling in (lambda: _by_attributes(symbol), lambda: _by_import(symbol)):
         with pytest.raises(ContribRemovedError, match=rf"tf\.{symbol} is not provided.*{replacement}"):
             spelling()
+
+
+@pytest.mark.parametrize("symbol", ONE_FOLDER_SYMBOLS)
+def test_a_symbol_one_folder_uses_resolves_or_names_itself_and_its_own_replacement(symbol):
+    parts = symbol.split(".")
+    for spelling in (_by_attributes, _by_import):
+        try:
+            assert spelling(symbol) is not None
+        except ContribRemovedError as error:
+            message = str(error)
+            named = message.split(" ", 1)[0]
+            assert named.startswith("tf.contrib.") and symbol.startswith(named[len("tf."):]), message
+            assert len(named.split(".")) > 2 or len(parts) == 2, message        # the missing part, not just tf.contrib
+            assert GENERIC_REPLACEMENT not in message, message
 
 
 def test_huaweis_older_paths_resolve_as_attributes_after_the_imports_a_script_made():

@@ -83,3 +83,22 @@ def test_tensorflow_google_is_an_import_error_naming_the_line_and_the_open_sourc
     message = str(raised.value)
     assert message.startswith(f"{__file__}:")
     assert "tensorflow.google is Google's internal build" in message and "import tensorflow as tf" in message
+
+
+def test_contrib_signal_stateless_and_framework_smart_cond_are_tensorflows_functions(tf1_graph):
+    from tensorflow.python.util import deprecation
+
+    contrib = tf.compat.v1.contrib
+    assert contrib.signal.linear_to_mel_weight_matrix is tf.signal.linear_to_mel_weight_matrix
+    assert contrib.framework.deprecated is deprecation.deprecated
+    ours = contrib.stateless.stateless_random_normal([4], seed=[3, 7])
+    tensorflows = tf.random.stateless_normal([4], seed=[3, 7])
+    # a Python bool picks the branch when the graph is built: no cond op
+    chosen = contrib.framework.smart_cond(True, lambda: tf.constant(1.0), lambda: tf.constant(2.0))
+    assert not [op for op in tf1_graph.get_operations() if op.type in ("If", "StatelessIf", "Switch")]
+    with tf.compat.v1.Session() as session:
+        ours_value, tensorflows_value, chosen_value = session.run([ours, tensorflows, chosen])
+    np.testing.assert_array_equal(ours_value, tensorflows_value)
+    assert chosen_value == 1.0
+    with pytest.raises(ContribRemovedError, match=r"tf\.contrib\.signal\.no_such_function is not provided"):
+        contrib.signal.no_such_function

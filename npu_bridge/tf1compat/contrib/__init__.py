@@ -15,8 +15,8 @@ from npu_bridge.tf1compat.contrib import moved_names, removed
 SUBMODULES = (
     "all_reduce", "cloud", "cluster_resolver", "compiler", "crf", "ctc", "cudnn_rnn", "data", "distribute",
     "distributions", "eager", "estimator", "framework", "graph_editor", "image", "keras", "layers", "learn", "legacy_seq2seq", "lookup",
-    "losses", "metrics", "mixed_precision", "nn", "opt", "quantize", "recurrent", "rnn", "seq2seq", "slim",
-    "sparsemax", "staging", "summary", "tensorrt", "tfprof", "tpu", "training", "util",
+    "losses", "metrics", "mixed_precision", "nn", "opt", "quantize", "recurrent", "rnn", "seq2seq", "signal", "slim",
+    "sparsemax", "staging", "stateless", "summary", "tensorrt", "tfprof", "tpu", "training", "util",
 )
 
 # contrib names that are other packages' modules under Huawei's older paths (tf1compat.ALIASES maps them)

@@ -18,6 +18,9 @@ _TPU_ESTIMATOR_INTERNALS = ("tf.contrib.tpu.TPUEstimator with use_tpu=False (its
 
 # symbol (as a script spells it after `tf.`) -> its TF 2 replacement; a module entry covers the names inside it
 REPLACEMENTS = {
+    "contrib.RunConfig": "tf.estimator.RunConfig (TF 1.15 had it as tf.contrib.learn.RunConfig, not at the top of "
+                         "tf.contrib)",
+    "contrib._warning": "Python's warnings module (_warning was private to TF 1.15's contrib package)",
     "contrib.bigtable": "the google-cloud-bigtable client",
     "contrib.cloud": "the google-cloud client libraries",
     "contrib.cloud.BigtableClient": "the google-cloud-bigtable client, reading the rows into a tf.data pipeline",
@@ -25,42 +28,71 @@ REPLACEMENTS = {
     "contrib.cudnn_rnn": "tf.contrib.rnn.BasicRNNCell with tf.compat.v1.nn.dynamic_rnn for the tanh / relu RNN "
                          "layers; CudnnLSTM / CudnnGRU need no saveable here (their variables carry the canonical "
                          "names)",
+    "contrib.deprecated": "tf.compat.v1.summary.scalar / histogram / image / audio / merge_all (what "
+                          "contrib.deprecated's *_summary functions became)",
+    "contrib.distribute": "tf.distribute (its strategies under their TF 2 names; tf.distribute.Strategy is the base "
+                          "class)",
+    "contrib.distribute.CollectiveAllReduceStrategy": "tf.distribute.MultiWorkerMirroredStrategy",
+    "contrib.distribution_strategy_context": "tf.distribute.get_replica_context / get_cross_replica_context / "
+                                             "in_cross_replica_context (get_tower_context is get_replica_context)",
+    "contrib.distributions": "tensorflow_probability.distributions (the same distributions)",
     "contrib.eager": "TensorFlow 2's eager execution (tf.function, tf.GradientTape)",
+    "contrib.estimator": "tf.estimator (heads: tf.estimator.MultiLabelHead, ...; export_all_saved_models: "
+                         "Estimator.export_saved_model; replicate_model_fn / TowerOptimizer: "
+                         "tf.estimator.RunConfig(train_distribute=tf.distribute.MirroredStrategy()); "
+                         "SavedModelEstimator: tf.saved_model.load)",
     "contrib.ffmpeg": "tf.audio.decode_wav or an external decoder",
     "contrib.filter_variables": "tf.contrib.framework.filter_variables (TF 1.15 had it there, not at the top of "
                                 "tf.contrib)",
     "contrib.gan": "the tensorflow_gan package",
     "contrib.graph_editor": "editing the GraphDef (tf.compat.v1.get_default_graph().as_graph_def()) and importing "
                             "it with tf.import_graph_def",
+    "contrib.integrate": "tensorflow_probability.math.ode (odeint: tfp.math.ode.DormandPrince().solve)",
     "contrib.keras": "tf.compat.v1.keras",
     "contrib.kfac": "the kfac package",
     "contrib.labeled_tensor": "plain tensors",
-    "contrib.legacy_seq2seq": "tensorflow_addons.seq2seq, or tf.compat.v1.nn.dynamic_rnn with your own decoder",
+    "contrib.layer": "tf.contrib.layers (TF 1.15 had no tf.contrib.layer: a misspelling)",
+    "contrib.learn": "tf.estimator (Estimator, RunConfig, ModeKeys; Experiment / learn_runner: "
+                     "tf.estimator.train_and_evaluate; monitors: tf.estimator.SessionRunHook; export strategies: "
+                     "Estimator.export_saved_model)",
     "contrib.learn.python.learn.datasets": "tf.keras.datasets, or tensorflow.examples.tutorials.mnist.input_data "
                                            "for the MNIST files",
+    "contrib.legacy_seq2seq": "tensorflow_addons.seq2seq, or tf.compat.v1.nn.dynamic_rnn with your own decoder",
     "contrib.lite": "tf.lite",
     "contrib.losses.metric_learning": "tf_slim.losses.metric_learning / tensorflow_addons.losses",
     "contrib.memory_stats": "tf.config.experimental.get_memory_info",
+    "contrib.metrics.confusion_matrix": "tf.math.confusion_matrix",
     "contrib.model_pruning": "tensorflow_model_optimization.sparsity",
+    "contrib.nccl": "tf.distribute.NcclAllReduce (GPU only; across NPUs, npu_bridge.hccl's allreduce)",
     "contrib.predictor": "tf.saved_model.load",
     "contrib.quantize": "tensorflow_model_optimization.quantization (quantization-aware training)",
     "contrib.recurrent": "tf.compat.v1.nn.dynamic_rnn / tf.compat.v1.nn.bidirectional_dynamic_rnn (or tf.while_loop "
                          "for Recurrent)",
+    "contrib.rnn.GRUBlockCellV2": "tf.contrib.rnn.GRUBlockCell or tf.compat.v1.nn.rnn_cell.GRUCell",
+    "contrib.rnn.LSTMBlockFusedCell": "tf.contrib.rnn.LSTMBlockCell with tf.compat.v1.nn.dynamic_rnn (or "
+                                      "tf.keras.layers.LSTM)",
+    "contrib.rnn.OutputProjectionWrapper": "a tf.compat.v1.layers.dense projection of the cell's outputs",
     "contrib.rnn.ops": "the fused RNN kernels TensorFlow 2 still registers under tf.raw_ops (GRUBlockCell, "
                        "BlockLSTMV2, ...)",
     "contrib.seq2seq": "tensorflow_addons.seq2seq (decoders, helpers, attention, beam search)",
     "contrib.slim.nets.cyclegan": "the cyclegan module of tensorflow/models research/slim/nets (TF 1.15's "
                                   "contrib.slim.nets had no cyclegan either)",
     "contrib.tensor_forest": "tensorflow_decision_forests",
+    "contrib.tensorboard": "the tensorboard package's tensorboard.plugins.projector (ProjectorConfig, "
+                           "visualize_embeddings)",
     "contrib.tensorrt": "tf.experimental.tensorrt (GPU only)",
     "contrib.tfprof": "tf.compat.v1.profiler (profile, ProfileOptionBuilder; tf.compat.v1.profiler.Profiler "
                       "for per-step session traces)",
     "contrib.timeseries": "tf.keras sequence models",
+    "contrib.tpu.AsyncCheckpointSaverHook": "tf.compat.v1.train.CheckpointSaverHook (the same arguments, synchronous)",
     "contrib.tpu.python.ops": "tf.compat.v1.tpu (TPU-only ops; on a CPU keep use_tpu=False)",
     "contrib.tpu.python.tpu.error_handling": _TPU_ESTIMATOR_INTERNALS,
     "contrib.tpu.python.tpu.session_support": _TPU_ESTIMATOR_INTERNALS,
     "contrib.tpu.python.tpu.tpu_context": _TPU_ESTIMATOR_INTERNALS,
     "contrib.tpu.python.tpu.util": _TPU_ESTIMATOR_INTERNALS,
+    "contrib.training": "a tf.data pipeline (SequenceQueueingStateSaver / batch_sequences_with_states have no TF 2 "
+                        "counterpart: keep an RNN's state in variables between steps)",
+    "contrib.training.bucket_by_sequence_length": "tf.data.experimental.bucket_by_sequence_length on a dataset",
     "contrib.util.loader": "tf.load_op_library (a custom op library built for TF 1.15 must be rebuilt against "
                            "this TensorFlow)",
 }

@@ -1,11 +1,13 @@
 """tf.contrib.framework: arg_scope, the variable helpers, checkpoint reading and nest, as TF 1.15 exported them.
 
 arg_scope and the variable helpers are tf-slim's (TF 1.15's contrib/framework files, extracted); checkpoint
-reading and the graph helpers are TF's own under their TF 2 names.
+reading, the graph helpers, smart_cond and the deprecation decorators are TF's own under their TF 2 names.
 """
 from tensorflow.python.framework.ops import get_name_scope  # noqa: F401
+from tensorflow.python.framework.smart_cond import smart_cond  # noqa: F401
 from tensorflow.python.framework.tensor_util import is_tf_type as is_tensor  # noqa: F401
 from tensorflow.python.ops.sort_ops import argsort, sort  # noqa: F401
+from tensorflow.python.util.deprecation import deprecated, deprecated_arg_values, deprecated_args  # noqa: F401
 from tensorflow.python.training.checkpoint_utils import (  # noqa: F401
     init_from_checkpoint,
     list_variables,
