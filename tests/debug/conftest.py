@@ -1,6 +1,9 @@
 """Helpers for the debug tests: dump-enabled sessions, reading a dump folder back, recording inner values."""
 import glob
 import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -13,6 +16,53 @@ from npu_test_support import npu_config as support_config, observe  # noqa: F401
 
 npu_bridge.activate()     # with the debug observers registered
 v1 = tf.compat.v1
+SCRIPTS = pathlib.Path(__file__).resolve().parent / "scripts"     # real-style scripts (test_real_scripts_*.py)
+
+
+def start_npu_debug(*args, cwd):
+    """`npu-debug args` in a fresh interpreter, as a user runs it, started (see finish)."""
+    return subprocess.Popen([sys.executable, "-m", "npu_bridge.debug.cli", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=cwd)
+
+
+def finish(process):
+    """(exit code, stdout, stderr) of a started run."""
+    try:
+        out, err = process.communicate(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return process.returncode, out, err
+
+
+def npu_debug(*args, cwd):
+    return finish(start_npu_debug(*args, cwd=cwd))
+
+
+@pytest.fixture(scope="module")
+def _started_runs(request, tmp_path_factory):
+    """The module's CLI_RUNS ({test name: function(folder) -> npu-debug arguments}) of the tests selected, all
+    started at once, each in a folder of its own: they are independent processes, each mostly importing
+    TensorFlow and building a graph, so together they share out the machine's cores instead of waiting in line."""
+    runs = request.module.CLI_RUNS
+    started = {}
+    for item in request.session.items:
+        if item.module is request.module and item.name in runs:
+            folder = tmp_path_factory.mktemp("cli")
+            started[item.name] = (folder, start_npu_debug(*runs[item.name](folder), cwd=folder))
+    yield started
+    for _, process in started.values():
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+@pytest.fixture
+def cli_run(request, _started_runs):
+    """(folder, exit code, stdout, stderr) of this test's run in its module's CLI_RUNS."""
+    folder, process = _started_runs[request.node.name]
+    return (folder, *finish(process))
 
 
 def npu_config(**parameters):

@@ -1,12 +1,20 @@
-"""`npu-debug compare` with no flags on scripts written the way ported ones are (tests/debug/scripts/)."""
+"""`npu-debug compare` with no flags on scripts written the way ported ones are (tests/debug/scripts/), the
+module's runs started at once (conftest.py's cli_run)."""
 import re
 
-from .test_debug_cli import SCRIPTS, npu_debug
+from .conftest import SCRIPTS
+
+CLI_RUNS = {
+    "test_compare_scans_the_training_graph_to_the_step_where_the_gram_matrix_overflows":
+        lambda folder: ("compare", "--no-plot", "--output", folder / "out", SCRIPTS / "style_transfer.py"),
+    "test_steps_dynamic_loss_scaling_skips_are_reported_and_not_judged":
+        lambda folder: ("compare", "--no-plot", "--scan", "2", "--output", folder / "out",
+                        SCRIPTS / "lenet_dynamic_loss_scale.py"),
+}
 
 
-def test_compare_scans_the_training_graph_to_the_step_where_the_gram_matrix_overflows(tmp_path):
-    code, out, err = npu_debug("compare", "--no-plot", "--output", tmp_path / "out", SCRIPTS / "style_transfer.py",
-                               cwd=tmp_path)
+def test_compare_scans_the_training_graph_to_the_step_where_the_gram_matrix_overflows(cli_run):
+    folder, code, out, err = cli_run
     assert code == 0, err[-3000:]
     found = re.search(r"first op breaking accuracy at step (\d+): (\S+) \(MatMul\), created at (.*)", out)
     assert found, out
@@ -17,13 +25,12 @@ def test_compare_scans_the_training_graph_to_the_step_where_the_gram_matrix_over
     assert f"the training graph (training, fetches Adam): steps 0-{step} compared" in out
     assert "graph 2 (graph2_fetching_add_1, fetches add_1:0): steps 0-1 compared" in out, "the loss's .eval() graph"
     assert "to look further: --scan" in out
-    written = sorted(p.name for p in (tmp_path / "out").iterdir() if p.suffix == ".csv")
+    written = sorted(p.name for p in (folder / "out").iterdir() if p.suffix == ".csv")
     assert written == ["graph1_fetching_truediv_step0.csv", "graph2_fetching_add_1_step1.csv", f"training_step{step}.csv"]
 
 
-def test_steps_dynamic_loss_scaling_skips_are_reported_and_not_judged(tmp_path):
-    code, out, err = npu_debug("compare", "--no-plot", "--scan", "2", "--output", tmp_path / "out",
-                               SCRIPTS / "lenet_dynamic_loss_scale.py", cwd=tmp_path)
+def test_steps_dynamic_loss_scaling_skips_are_reported_and_not_judged(cli_run):
+    folder, code, out, err = cli_run
     assert code == 0, err[-3000:]
     assert "training: step 0 skipped by loss scaling, scale 2^32 -> 2^31: not judged" in out
     assert "first op breaking accuracy" not in out

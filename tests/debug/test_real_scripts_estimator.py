@@ -1,6 +1,6 @@
 """`npu-debug suggest` with its defaults on an NPUEstimator sample under force_fp16 (tests/debug/scripts/): a legal
 file, proven by reruns from a fresh model_dir (its own file: the reruns are two more processes)."""
-from .test_debug_cli import SCRIPTS, npu_debug
+from .conftest import SCRIPTS, npu_debug
 
 
 def test_estimator_under_force_fp16_gets_a_customize_dtypes_file_proven_from_a_fresh_model_dir(tmp_path):

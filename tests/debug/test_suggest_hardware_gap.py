@@ -11,7 +11,7 @@ from npu_bridge.debug.suggest import Search, SuggestError, Tolerance
 from npu_bridge.runtime import observers
 from npu_test_support import npu_config
 
-from .test_debug_cli import SCRIPTS, npu_debug
+from .conftest import SCRIPTS, npu_debug
 
 npu_bridge.activate()
 TIGHT = Tolerance(rtol=1e-7, atol=0.0)
