@@ -19,6 +19,7 @@ import mlp_model
 from npu_bridge.distributed.launch import STOP_GRACE_SECONDS
 from npu_bridge.distributed.ports import free_base_port
 from npu_bridge.distributed.rank_table import rank_table_json
+from npu_bridge.report_cli import main as npu_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = os.path.join(HERE, "rank_job.py")
@@ -50,12 +51,19 @@ def rank_inputs(size):
 
 
 @pytest.fixture(scope="module")
-def two_ranks():
-    done = npu_run("--ranks", "2", JOB, "all")
+def two_ranks_report(tmp_path_factory):
+    """The two-rank job's --report-dir folder (rank0/, rank1/) beside its per-rank results."""
+    folder = tmp_path_factory.mktemp("two_ranks_report")
+    done = npu_run("--ranks", "2", "--report-dir", str(folder), JOB, "all")
     assert done.returncode == 0, done.stderr[-3000:]
     found = results(done.stdout)
     assert sorted(found) == [0, 1], done.stdout[-3000:]
-    return found
+    return found, folder
+
+
+@pytest.fixture(scope="module")
+def two_ranks(two_ranks_report):
+    return two_ranks_report[0]
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +128,18 @@ def test_loss_scaling_skips_the_same_steps_on_every_rank(two_ranks):
     for run in runs:
         assert run["global_steps"] == [1, 2, 2, 3, 4, 5]
         assert run["loss_scales"] == [1024, 1024, 512, 512, 512, 512]
+
+
+def test_report_dir_holds_one_folder_per_rank_and_diff_reads_them_rank_by_rank(two_ranks_report, capsys):
+    _, folder = two_ranks_report
+    assert sorted(p.name for p in folder.iterdir()) == ["rank0", "rank1"]
+    for rank in (0, 1):
+        record = json.loads((folder / f"rank{rank}" / "run.json").read_text())
+        skipped = [steps for graph in record["graphs"].values() for steps in graph.get("skipped_steps", {}).values()]
+        assert skipped == [[2]], record      # the step both ranks skip (test_loss_scaling_skips_the_same_steps...)
+    assert npu_report(["diff", str(folder), str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^rank0/graph-1: ok", out, re.M) and re.search(r"^rank1/graph-1: ok", out, re.M), out
 
 
 def test_a_killed_rank_stops_the_job_with_an_error_naming_it():
