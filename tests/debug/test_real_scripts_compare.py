@@ -10,6 +10,9 @@ CLI_RUNS = {
     "test_steps_dynamic_loss_scaling_skips_are_reported_and_not_judged":
         lambda folder: ("compare", "--no-plot", "--scan", "2", "--output", folder / "out",
                         SCRIPTS / "lenet_dynamic_loss_scale.py"),
+    "test_steps_apply_to_every_graph_and_a_graph_that_never_reaches_them_is_named":
+        lambda folder: ("compare", "--no-plot", "--steps", "1", "--run-to-end", "--output", folder / "out",
+                        SCRIPTS / "style_transfer.py", "--iterations", "3"),
 }
 
 
@@ -38,3 +41,15 @@ def test_steps_dynamic_loss_scaling_skips_are_reported_and_not_judged(cli_run):
     assert skipped, out
     first_applied = int(skipped.group(1)) + 1
     assert f"steps {first_applied}-{first_applied + 1} compared" in out
+
+
+def test_steps_apply_to_every_graph_and_a_graph_that_never_reaches_them_is_named(cli_run):
+    folder, code, out, err = cli_run
+    assert code == 0, err[-3000:]
+    assert "iteration 2 loss" in out, "--run-to-end: the script finishes"
+    assert "graph 1 (graph1_fetching_truediv, fetches truediv:0): no step compared" in out, "it runs once"
+    assert "the training graph (training, fetches Adam): steps 1 compared" in out
+    assert "graph 2 (graph2_fetching_add_1, fetches add_1:0): steps 1 compared" in out
+    assert sorted(p.name for p in (folder / "out").iterdir()) == [
+        "graph2_fetching_add_1_step1.csv", "graph2_fetching_add_1_step1.vis", "training_step1.csv", "training_step1.vis"]
+    assert "to look further" not in out, "chosen steps are not a scan"
