@@ -16,6 +16,7 @@ from npu_bridge.core.options import _parse_dump_step
 from npu_bridge.settings import OVERRIDES_ENV
 from npu_bridge.debug import scan as scan_module
 from npu_bridge.debug.compare import COSINE_ALERT, CompareObserver, write_outputs
+from npu_bridge.debug.progress import ops
 from npu_bridge.launcher import run_script
 from npu_bridge.runtime import observers
 
@@ -312,7 +313,7 @@ def run_suggest(args):
     if mixlist is not None:
         print(f"written: {mixlist} (op types {', '.join(suggestion.types)}), {customize} (op names)")
         for ir_type, names in suggestion.moved.items():
-            print(f"    note: black-listing {ir_type} also keeps {len(names)} more ops in float32 that were fine: "
+            print(f"    note: black-listing {ir_type} also keeps {ops(len(names))} more in float32 that were fine: "
                   f"{', '.join(names[:8])}{' ...' if len(names) > 8 else ''}; customize_dtypes keeps only those "
                   "found")
     else:

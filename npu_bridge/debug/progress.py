@@ -8,6 +8,11 @@ import sys
 import time
 
 
+def ops(count):
+    """'1 op', '2 ops': the counts suggest prints."""
+    return f"{count} op" if count == 1 else f"{count} ops"
+
+
 class Progress:
     def __init__(self, stream=None, label="npu-debug suggest"):
         self.stream = stream or sys.stderr
@@ -28,7 +33,7 @@ class Progress:
         best = ""
         if event.best is not None:
             worst, kept = event.best
-            best = f"; best so far {worst:.4g} with {len(kept)} ops in float32"
+            best = f"; best so far {worst:.4g} with {ops(len(kept))} in float32"
         text = (f"replay {event.done} / bound {event.bound}, {self.elapsed():.0f} s: {event.what}: worst "
                 f"|metric - float32| {event.worst:.4g}, {'within' if event.within else 'outside'} tolerance{best}")
         if self.terminal:

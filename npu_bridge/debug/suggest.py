@@ -34,6 +34,7 @@ import numpy as np
 import tensorflow as tf
 
 from npu_bridge.core.contract import ITERATIONS_PER_LOOP_ATTR
+from npu_bridge.debug.progress import ops
 from npu_bridge.debug.stepgraph import is_float
 from npu_bridge.runtime import steps
 from npu_bridge.settings import OVERRIDES_ENV
@@ -253,7 +254,7 @@ class Search:
 
     def passes(self, kept):
         values, _ = self.replay.run(self._overrides_keeping(kept))
-        return self._told(f"{len(kept)} ops in float32", kept, values), values
+        return self._told(f"{ops(len(kept))} in float32", kept, values), values
 
     def run(self):
         limit = RANGE_LIMITS[self.recording.reduced_dtype]
@@ -333,7 +334,7 @@ class Search:
         best_worst, best_ops = self.best
         shown = ", ".join(best_ops[:6]) + (f" and {len(best_ops) - 6} more" if len(best_ops) > 6 else "")
         best = ("as configured, with no op in float32" if not best_ops
-                else f"with {len(best_ops)} ops in float32 ({shown})")
+                else f"with {ops(len(best_ops))} in float32 ({shown})")
         return (f"metric {recording.metric} over steps {steps[0]}-{steps[-1]} cannot be brought within "
                 f"{self.tolerance.describe()}: even with all {len(self.candidates)} reduced ops that have a float32 "
                 f"kernel kept in float32 its worst difference from float32 is {worst:.4g} (as configured "

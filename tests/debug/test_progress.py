@@ -23,7 +23,7 @@ def _show(stream):
     for event in _events():
         progress.replay(event)
     progress.line("verifying")
-    progress.replay(ReplayEvent(4, 9, "pruning", 1, 0.002, True, (0.001, ["MatMul", "truediv"])))
+    progress.replay(ReplayEvent(4, 9, "pruning", 1, 0.002, True, (0.001, ["MatMul"])))
     progress.close()
     return stream.getvalue()
 
@@ -38,6 +38,7 @@ def test_a_log_gets_one_line_per_replay_with_the_bound_and_the_best_so_far():
     assert lines[3].endswith(": 2 ops in float32: worst |metric - float32| 0.001, within tolerance; best so far "
                              "0.001 with 2 ops in float32")
     assert lines[4] == "npu-debug suggest: verifying"
+    assert lines[5].endswith("best so far 0.001 with 1 op in float32")
 
 
 def test_a_terminal_rewrites_one_line_in_place_and_ends_it_before_the_next_event():
