@@ -37,6 +37,7 @@ _EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrup
                              r"(?::\s?(.*))?$")
 _FRAME_LINE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 _MISSING_MODULE = re.compile(r"No module named '([^']+)'")
+_GRAPH_ERROR = "tensorflow.python.framework.errors_impl."      # the errors a TensorFlow op raises when run
 _DATA_EXCEPTIONS = ("FileNotFoundError", "NotFoundError", "IsADirectoryError", "NotADirectoryError",
                     "DataLossError", "OutOfRangeError", "EOFError")
 _DATA_WORDS = re.compile(r"no such file|not found|does not exist|doesn't exist|no files? (?:match|found)|"
@@ -140,6 +141,8 @@ def classify(returncode, output, timed_out=False, npu_bridge_dir=None):
     message = message.strip()
     if name in ("FileNotFoundError", "NotFoundError"):     # even when npu_bridge raised it (mnist's read_data_sets)
         return Failure("data", exception, where)
+    if exception.startswith(_GRAPH_ERROR) and _DATA_WORDS.search(_graph_error_messages(output)):
+        return Failure("data", exception, where)        # a graph op found no data, even when npu_bridge's run re-raised it
     if _TF1COMPAT.search(message):
         return Failure("tf_api", exception, where)
     if _is_missing_npu_bridge_name(name, message):
@@ -155,6 +158,14 @@ def classify(returncode, output, timed_out=False, npu_bridge_dir=None):
     if name in _DATA_EXCEPTIONS or _DATA_WORDS.search(message) or _DATA_WORDS.search(_after(output, exception)):
         return Failure("data", exception, where)
     return Failure("other", exception, where)
+
+
+def _graph_error_messages(output):
+    """Every TensorFlow op error line of the output (with the line after each): a session run re-raises the op's
+    error as 'Graph execution error:', the op's own message ('No files matched pattern') is in the chained one."""
+    lines = output.splitlines()
+    return "\n".join(f"{line}\n{lines[i + 1] if i + 1 < len(lines) else ''}" for i, line in enumerate(lines)
+                     if line.startswith(_GRAPH_ERROR))
 
 
 def _after(output, exception):

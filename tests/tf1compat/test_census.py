@@ -204,3 +204,14 @@ def test_an_empty_file_list_and_npu_bridges_own_missing_file_errors_are_data():
     mnist = traceback(SCRIPT, (f"{NPU_BRIDGE}/tf1compat/examples/tutorials/mnist/input_data.py", 44),
                       exception="FileNotFoundError: read_data_sets: MNIST file train-images-idx3-ubyte.gz not found")
     assert failures.classify(1, mnist, npu_bridge_dir=NPU_BRIDGE).category == "data"
+
+
+def test_a_graph_op_finding_no_files_is_data_even_when_npu_bridges_session_run_re_raised_it():
+    errors = "tensorflow.python.framework.errors_impl.InvalidArgumentError"
+    op_error = traceback(SCRIPT, exception=f"{errors}: assertion failed: [No files matched pattern: /d/train-*]")
+    rerun = traceback(SCRIPT, (f"{NPU_BRIDGE}/runtime/emulated.py", 85),
+                      exception=f"{errors}: Graph execution error:")
+    chained = op_error + "\nDuring handling of the above exception, another exception occurred:\n\n" + rerun
+    assert failures.classify(1, chained, npu_bridge_dir=NPU_BRIDGE).category == "data"
+    # a graph error with nothing about data, raised inside npu_bridge, stays npu_bridge's
+    assert failures.classify(1, rerun, npu_bridge_dir=NPU_BRIDGE).category == "npu_bridge"
