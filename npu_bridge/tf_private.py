@@ -339,6 +339,7 @@ INTERNAL_MODULES = {
                                    "tensor / indexed_slices (where TF 2.16 moved ops.Tensor and ops.IndexedSlices)",
     "tensorflow.python.framework.ops": "tf.contrib.framework's get_name_scope, as TF 1.15 exported it",
     "tensorflow.python.framework.tensor_util": "tf.contrib.util / framework.tensor_util's TF 1.15 names",
+    "tensorflow.python.framework.smart_cond": "tf.contrib.framework.smart_cond, which was this function",
     "tensorflow.python.ops": "gen_*_ops (the raw kernels the TF 1.15 contrib optimizers and image ops call), "
                              "session_ops.TensorHandle (partial runs' handles), summary_ops_v2 (the summary writer's "
                              "initializer NPUEstimator runs), variables.Variable (ref and resource variables alike), "
@@ -367,4 +368,6 @@ INTERNAL_MODULES = {
     "tensorflow.python.util": "nest (Session.run's fetch structures), deprecation.silence (TF's own deprecation "
                               "noise about our calls)",
     "tensorflow.python.util.nest": "tf.contrib.framework.nest, which was nest itself",
+    "tensorflow.python.util.deprecation": "tf.contrib.framework's deprecated, deprecated_args and "
+                                          "deprecated_arg_values decorators, which were these",
 }
