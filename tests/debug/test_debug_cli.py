@@ -11,6 +11,7 @@ PLANTED = ROOT / "examples" / "precision_problems.py"
 TF1_SCRIPTS = ROOT / "examples" / "tf1_scripts"
 LENET = TF1_SCRIPTS / "lenet_fixed_loss_scale.py"
 MLP = TF1_SCRIPTS / "mlp_loss_scale.py"
+NO_SESSION = pathlib.Path(__file__).resolve().parent / "scripts" / "no_session.py"
 
 
 CLI_RUNS = {
@@ -26,6 +27,8 @@ CLI_RUNS = {
                      "--loops", "1", "--iterations_per_loop", "3"),
     "test_suggest_proves_its_files_by_rerunning_the_script":
         lambda out: ("suggest", "--steps", "3", "--output", out / "fix", PLANTED, "--problem", "loss_scale"),
+    # in its own process like the others: a script run in the test process would leave the launcher's state there
+    "test_a_script_without_an_emulated_session_is_named": lambda out: ("compare", NO_SESSION),
 }
 
 
@@ -65,14 +68,15 @@ def test_suggest_proves_its_files_by_rerunning_the_script(cli_run):
     assert (folder / "fix" / "modify_mixlist.json").exists()
 
 
-def test_bad_inputs_get_clear_messages(tmp_path, capsys):
+def test_bad_inputs_get_clear_messages(capsys):
     from npu_bridge.debug import cli
 
     assert cli.main(["compare", "--steps", "1,2", str(PLANTED)]) == 2
     assert "dump_step string style is error, correct example:'0|5|10|50-100'" in capsys.readouterr().err
     assert cli.main(["suggest", "--steps", "0", str(PLANTED)]) == 2
     assert "--steps 0: the number of steps must be at least 1" in capsys.readouterr().err
-    no_session = tmp_path / "no_session.py"
-    no_session.write_text("import tensorflow as tf\nprint(tf.constant(1.0))\n")
-    assert cli.main(["compare", str(no_session)]) == 1
-    assert f"{no_session} ran no emulated NPU session" in capsys.readouterr().err
+
+
+def test_a_script_without_an_emulated_session_is_named(cli_run):
+    _, code, _, err = cli_run
+    assert code == 1 and f"{NO_SESSION} ran no emulated NPU session" in err
