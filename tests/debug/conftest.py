@@ -11,6 +11,7 @@ import tensorflow as tf
 
 import npu_bridge
 from npu_bridge.debug import dumpdata
+from npu_bridge.debug.capture import CaptureObserver
 from npu_bridge.runtime import observers
 from npu_test_support import npu_config as support_config, observe  # noqa: F401  (observe: a fixture)
 
@@ -127,3 +128,22 @@ def dump_small_model(folder, **options):
             sess.run(total, {x: rng.randn(4, 8).astype(np.float32)})
     (step,) = glob.glob(os.path.join(folder, "*", "*", "*", "*", "0"))
     return step
+
+
+def record_training(build, steps, metric=None):
+    """Train the model `build()` returns ((train op, loss, feeds), built in a fresh graph) for `steps` steps under
+    allow_mix_precision, recorded as npu-debug suggest records it."""
+    with tf.Graph().as_default():
+        train, loss, feeds = build()
+        observer = CaptureObserver(steps, metric)
+        observers.add_observer(observer)
+        try:
+            with tf.compat.v1.Session(config=support_config(precision_mode="allow_mix_precision")) as sess:
+                sess.run(tf.compat.v1.global_variables_initializer())
+                for _ in range(steps):
+                    sess.run([train, loss], feeds)
+        finally:
+            observers.remove_observer(observer)
+            observer.close()
+    assert observer.recording is not None, observer.failure("the test")
+    return observer.recording

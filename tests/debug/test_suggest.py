@@ -13,26 +13,10 @@ from npu_bridge.runtime import observers
 from npu_bridge.settings import OVERRIDES_ENV, parameter_map_options
 from npu_test_support import npu_config
 
+from .conftest import record_training
+
 npu_bridge.activate()
 STEPS = 3
-
-
-def _record(build, steps=STEPS, metric=None):
-    """Train the model `build()` returns for `steps` steps under allow_mix_precision, recorded."""
-    with tf.Graph().as_default():
-        train, loss, feeds = build()
-        observer = CaptureObserver(steps, metric)
-        observers.add_observer(observer)
-        try:
-            with tf.compat.v1.Session(config=npu_config(precision_mode="allow_mix_precision")) as sess:
-                sess.run(tf.compat.v1.global_variables_initializer())
-                for _ in range(steps):
-                    sess.run([train, loss], feeds)
-        finally:
-            observers.remove_observer(observer)
-            observer.close()
-    assert observer.recording is not None, observer.failure("the test")
-    return observer.recording
 
 
 def _model(scale=1.0, epsilon=False, loss_scale=None, dropout=False):
@@ -64,7 +48,7 @@ def _search(recording, tmp_path, rtol=1e-2):
 
 
 def test_range_pre_pass_keeps_the_overflowing_matmul_in_float32(tmp_path):
-    recording = _record(_model(scale=30000.0))
+    recording = record_training(_model(scale=30000.0), STEPS)
     suggestion = _search(recording, tmp_path)
     assert not Tolerance(1e-2, 1e-5).holds(suggestion.mixed, suggestion.float32)
     assert "big_matmul" in suggestion.range_blocked and "big_matmul" in suggestion.blocked
@@ -73,7 +57,7 @@ def test_range_pre_pass_keeps_the_overflowing_matmul_in_float32(tmp_path):
 
 
 def test_bisection_finds_a_single_op_that_saves_the_epsilon(tmp_path):
-    recording = _record(_model(epsilon=True))
+    recording = record_training(_model(epsilon=True), STEPS)
     assert not np.isfinite(recording.metric_values[0])
     suggestion = _search(recording, tmp_path)
     assert not suggestion.range_blocked
@@ -84,7 +68,7 @@ def test_bisection_finds_a_single_op_that_saves_the_epsilon(tmp_path):
 
 
 def test_skipped_loss_scale_steps_are_fixed_by_float32_gradients(tmp_path):
-    recording = _record(_model(loss_scale=2 ** 24))
+    recording = record_training(_model(loss_scale=2 ** 24), STEPS)
     suggestion = _search(recording, tmp_path)
     assert not Tolerance(1e-2, 1e-5).holds(suggestion.mixed, suggestion.float32), "the skipped steps show"
     assert suggestion.blocked and all(name.startswith("gradients/") for name in suggestion.blocked)
@@ -92,18 +76,18 @@ def test_skipped_loss_scale_steps_are_fixed_by_float32_gradients(tmp_path):
 
 
 def test_a_healthy_model_needs_nothing(tmp_path):
-    suggestion = _search(_record(_model()), tmp_path)
+    suggestion = _search(record_training(_model(), STEPS), tmp_path)
     assert suggestion.blocked == [] and suggestion.replays == 2
 
 
 def test_replay_feeds_the_recorded_random_values(tmp_path):
-    recording = _record(_model(dropout=True))
+    recording = record_training(_model(dropout=True), STEPS)
     values, _ = Replay(recording).run({})
     np.testing.assert_array_equal(values, recording.metric_values)
 
 
 def test_files_are_a_valid_mixlist_and_customize_dtypes(tmp_path):
-    recording = _record(_model(scale=30000.0))
+    recording = record_training(_model(scale=30000.0), STEPS)
     search = Search(recording, Tolerance(1e-2, 1e-5), str(tmp_path), max_replays=200)
     suggestion = search.run()
     mixlist, customize = write_files(suggestion, search.graph, str(tmp_path / "out"))

@@ -6,12 +6,9 @@ import pytest
 import tensorflow as tf
 
 import npu_bridge
-from npu_bridge.debug.capture import CaptureObserver
 from npu_bridge.debug.suggest import Search, SuggestError, Tolerance
-from npu_bridge.runtime import observers
-from npu_test_support import npu_config
 
-from .conftest import SCRIPTS, npu_debug
+from .conftest import SCRIPTS, npu_debug, record_training
 
 npu_bridge.activate()
 TIGHT = Tolerance(rtol=1e-7, atol=0.0)
@@ -23,25 +20,14 @@ BLOCKER = ("1 reduced ops the NPU has no float32 kernel for (1 Conv2DBackpropInp
 @pytest.fixture(scope="module")
 def recording():
     """Three Adam steps of an image trained through a convolution, recorded once for the module's searches."""
-    with tf.Graph().as_default():
+    def build():
         rng = np.random.RandomState(0)
         image = tf.compat.v1.get_variable("image", initializer=rng.rand(1, 8, 8, 3).astype(np.float32))
         kernel = tf.constant(rng.randn(3, 3, 3, 4).astype(np.float32) * 0.3)
         features = tf.nn.conv2d(image, kernel, strides=[1, 1, 1, 1], padding="SAME")
         loss = tf.reduce_mean(tf.square(features - 0.5), name="loss")
-        train = tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss)
-        observer = CaptureObserver(3)
-        observers.add_observer(observer)
-        try:
-            with tf.compat.v1.Session(config=npu_config(precision_mode="allow_mix_precision")) as sess:
-                sess.run(tf.compat.v1.global_variables_initializer())
-                for _ in range(3):
-                    sess.run([train, loss])
-        finally:
-            observers.remove_observer(observer)
-            observer.close()
-    assert observer.recording is not None, observer.failure("the test")
-    return observer.recording
+        return tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss), loss, {}
+    return record_training(build, 3)
 
 
 def test_strict_says_metric_steps_best_and_the_ops_without_a_float32_kernel(recording, tmp_path):
@@ -84,26 +70,15 @@ def test_the_cli_prints_the_gap_and_writes_the_file(tmp_path):
 def test_a_max_pool_after_float32_producers_still_blocks(tmp_path):
     """The Ascend 910 library declares MaxPool float16 only, so keeping the convolution before it in float32
     does not make the pool follow: it stays float16 (docs/BEHAVIOUR.md §3), and suggest names it as blocking."""
-    with tf.Graph().as_default():
+    def build():
         rng = np.random.RandomState(0)
         image = tf.constant(rng.rand(1, 8, 8, 3).astype(np.float32))
         kernel = tf.compat.v1.get_variable("kernel", initializer=rng.randn(3, 3, 3, 4).astype(np.float32) * 0.3)
         features = tf.nn.conv2d(image, kernel, strides=[1, 1, 1, 1], padding="SAME")
         pooled = tf.nn.max_pool2d(features, 2, 2, "VALID", name="pool")
         loss = tf.reduce_mean(tf.square(pooled - 0.5), name="loss")
-        train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
-        observer = CaptureObserver(2)
-        observers.add_observer(observer)
-        try:
-            with tf.compat.v1.Session(config=npu_config(precision_mode="allow_mix_precision")) as sess:
-                sess.run(tf.compat.v1.global_variables_initializer())
-                for _ in range(2):
-                    sess.run([train, loss])
-        finally:
-            observers.remove_observer(observer)
-            observer.close()
-    assert observer.recording is not None, observer.failure("the test")
-    search = Search(observer.recording, TIGHT, str(tmp_path), 200, within_reach=False)
+        return tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss), loss, {}
+    search = Search(record_training(build, 2), TIGHT, str(tmp_path), 200, within_reach=False)
     with pytest.raises(SuggestError) as raised:
         search.run()
     assert "Blocking it: 1 reduced ops the NPU has no float32 kernel for (1 MaxPool) stay float16 whatever the " \
